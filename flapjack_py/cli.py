@@ -1,0 +1,109 @@
+"""The `flapjack` command: one short function per subcommand; the work lives in the modules they call."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import click
+
+from . import __version__
+from .config import Config, read_config_file
+from .errors import FlapjackError
+from .logs import setup_logging
+
+log = logging.getLogger(__name__)
+
+
+class _Group(click.Group):
+    """Turns FlapjackError (bad config, missing server...) into a one-line error and exit 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except FlapjackError as exc:
+            click.echo(f"flapjack: error: {exc}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-c", "--config", "config_path", metavar="FILE", envvar="FLAPJACK_CONFIG",
+              help="YAML config file [env FLAPJACK_CONFIG; default: built-in defaults].")
+@click.option("-v", "--verbose", is_flag=True, help="Log at DEBUG level.")
+@click.version_option(__version__, prog_name="flapjack-py")
+@click.pass_context
+def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
+    """flapjack-py: monitoring event processor and notifier (Flapjack 1.x compatible).
+
+    Feeders push JSON events onto the Redis list `events`; the executive turns
+    them into check state, notifications and alerts; gateways deliver alerts;
+    the web app serves the JSON API (/api) and the UI (/).
+    """
+    config = read_config_file(config_path)
+    setup_logging(config.logging, verbose)
+    ctx.obj = config
+
+
+@main.command()
+@click.pass_obj
+def server(config: Config) -> None:
+    """Run everything: executive, enabled gateways and the web app, supervised."""
+    from .supervisor import run_server
+
+    sys.exit(run_server(config))
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="Process what is queued, then exit.")
+@click.pass_obj
+def executive(config: Config, burst: bool) -> None:
+    """Run the executive: take events, update check state, notify."""
+    from .connection import open_redis
+    from .executive import Executive
+
+    client, embedded = open_redis(config)
+    try:
+        ex = Executive(client, config)
+        if burst:
+            click.echo(f"processed {ex.drain()} events")
+        else:
+            ex.run()
+    finally:
+        if embedded:
+            embedded.stop()
+
+
+@main.command()
+@click.argument("name")
+@click.option("--burst", is_flag=True, help="Deliver what is queued, then exit.")
+@click.pass_obj
+def gateway(config: Config, name: str, burst: bool) -> None:
+    """Run the delivery worker of gateway NAME (email, jabber, pagerduty, sms, slack, ...)."""
+    from gateways.worker import run_gateway
+
+    sys.exit(run_gateway(name, config, burst=burst))
+
+
+@main.command()
+@click.option("--bind", help="Address to listen on [config web.bind].")
+@click.option("--port", type=int, help="Port to listen on [config web.port].")
+@click.pass_obj
+def web(config: Config, bind: str | None, port: int | None) -> None:
+    """Serve the JSON API (/api) and web UI (/) with a production WSGI server."""
+    from web.serve import serve
+
+    serve(config, bind=bind, port=port)
+
+
+def _register_tools() -> None:
+    """Add the receivers and tools (simulate, maintenance, purge, ...) from flapjack_py.tools."""
+    try:
+        from .tools import COMMANDS
+    except ImportError:  # tools not built yet
+        return
+    for command in COMMANDS:
+        main.add_command(command)
+
+
+_register_tools()

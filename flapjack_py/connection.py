@@ -1,0 +1,36 @@
+"""Open the Redis connection a command runs against: the configured URL or the embedded server."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+
+from .config import Config
+from .embedded_redis import EmbeddedRedis
+
+log = logging.getLogger(__name__)
+
+
+def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
+    """Return (client, embedded server or None). With no `redis.url` the embedded server is started."""
+    if config.redis.url:
+        client = redis.Redis.from_url(config.redis.url)
+        warn_if_not_persistent(client, config.redis.url)
+        return client, None
+    server = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary).start()
+    log.info("embedded Redis listening at %s", server.url)
+    return server.client(), server
+
+
+def warn_if_not_persistent(client: redis.Redis, url: str) -> None:
+    """Log a warning when the server keeps neither an AOF nor RDB snapshots (events could be lost)."""
+    try:
+        conf = client.config_get("appendonly")
+        save = client.config_get("save")
+    except redis.ResponseError:  # CONFIG may be disabled on managed servers
+        return
+    aof = conf.get("appendonly") or conf.get(b"appendonly")
+    snap = save.get("save") or save.get(b"save")
+    if aof in ("no", b"no") and not snap:
+        log.warning("Redis at %s has persistence off (no AOF, no RDB): a server restart loses queued events", url)

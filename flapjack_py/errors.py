@@ -1,0 +1,39 @@
+"""The exception tree of flapjack-py."""
+
+from __future__ import annotations
+
+
+class FlapjackError(Exception):
+    """Base class of every error flapjack-py raises on purpose."""
+
+
+class ConfigError(FlapjackError):
+    """Raised when a config file is unreadable or a setting is unknown, mistyped or out of range."""
+
+
+class InvalidEvent(FlapjackError):
+    """Raised when an event fails parsing or validation; `errors` lists every reason."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+class InvalidDuration(FlapjackError):
+    """Raised when a human duration ("4 hours") cannot be parsed."""
+
+
+class NotFound(FlapjackError):
+    """Raised when a named contact, entity, check, rule or alert does not exist."""
+
+
+class AlreadyExists(FlapjackError):
+    """Raised when creating something whose id is already taken."""
+
+
+class ValidationError(FlapjackError):
+    """Raised when data handed to the data layer or API is malformed."""
+
+
+class EmbeddedRedisError(FlapjackError):
+    """Raised when the embedded Redis server cannot be found or started."""

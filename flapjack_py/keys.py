@@ -1,0 +1,360 @@
+"""Every Redis key name flapjack-py reads or writes, one function per key family.
+
+Names follow seed 004 (Flapjack's data structures in Redis) plus the 1.x keys
+listed in engine.md section 11. No other module holds a key literal: grep here.
+`E` is an entity name, `C` a check name, `E:C` a check id.
+"""
+
+from __future__ import annotations
+
+# --- event queue, archive, rejects, counters -------------------------------
+
+
+def events(queue: str = "events") -> str:
+    """list: JSON events pushed by feeders (LPUSH), taken from the right."""
+    return queue
+
+
+def events_in_flight(host: str, pid: int) -> str:
+    """list: events taken by executive HOST:PID and not yet committed."""
+    return f"events_processing:{host}:{pid}"
+
+
+def events_in_flight_pattern() -> str:
+    """SCAN pattern matching every executive's in-flight list."""
+    return "events_processing:*"
+
+
+def events_archive(hour: str) -> str:
+    """list + TTL: raw events taken in UTC hour YYYYMMDDHH."""
+    return f"events_archive:{hour}"
+
+
+def known_events_archive_keys() -> str:
+    """set: names of the events_archive:* lists."""
+    return "known_events_archive_keys"
+
+
+def events_rejected(hour: str) -> str:
+    """list: raw text of invalid events taken in UTC hour YYYYMMDDHH."""
+    return f"events_rejected:{hour}"
+
+
+def events_rejected_pattern() -> str:
+    """SCAN pattern matching every events_rejected:* list."""
+    return "events_rejected:*"
+
+
+def event_counters() -> str:
+    """hash: all/ok/failure/action/invalid counters since the data began."""
+    return "event_counters"
+
+
+def instance_event_counters(host: str, pid: int) -> str:
+    """hash + TTL: the same counters for one executive instance."""
+    return f"event_counters:{host}:{pid}"
+
+
+def executive_instance(host: str, pid: int) -> str:
+    """hash + TTL: boot_time of one executive instance; its heartbeat."""
+    return f"executive_instance:{host}:{pid}"
+
+
+def executive_instance_pattern() -> str:
+    """SCAN pattern matching every executive_instance:* hash."""
+    return "executive_instance:*"
+
+
+# --- checks ----------------------------------------------------------------
+
+
+def check_id(entity: str, check: str) -> str:
+    """The `E:C` id of a check (not a key by itself)."""
+    return f"{entity}:{check}"
+
+
+def split_check_id(event_id: str) -> tuple[str, str]:
+    """Split `E:C` at the first `:` into (entity, check)."""
+    entity, _, check = event_id.partition(":")
+    return entity, check
+
+
+def check(entity: str, check: str) -> str:
+    """hash: state, last_change, last_update, summary, details, perfdata, delays."""
+    return f"check:{entity}:{check}"
+
+
+def check_states(entity: str, check: str) -> str:
+    """list: timestamps of state changes, oldest first."""
+    return f"{entity}:{check}:states"
+
+
+def check_state_at(entity: str, check: str, ts: int | str) -> str:
+    """string: the state entered at `ts`."""
+    return f"{entity}:{check}:{ts}:state"
+
+
+def check_summary_at(entity: str, check: str, ts: int | str) -> str:
+    """string: the summary of the state change at `ts`."""
+    return f"{entity}:{check}:{ts}:summary"
+
+
+def check_details_at(entity: str, check: str, ts: int | str) -> str:
+    """string: the details of the state change at `ts`."""
+    return f"{entity}:{check}:{ts}:details"
+
+
+def check_count_at(entity: str, check: str, ts: int | str) -> str:
+    """string: the event counter of the state change at `ts`."""
+    return f"{entity}:{check}:{ts}:count"
+
+
+def check_latency_at(entity: str, check: str, ts: int | str) -> str:
+    """string: check latency at `ts` (seed key; never written, purged)."""
+    return f"{entity}:{check}:{ts}:check_latency"
+
+
+def sorted_state_timestamps(entity: str, check: str) -> str:
+    """zset: member = score = timestamp of each state change."""
+    return f"{entity}:{check}:sorted_state_timestamps"
+
+
+def check_actions(entity: str, check: str) -> str:
+    """hash: timestamp -> action state (acknowledgement, test_notifications)."""
+    return f"{entity}:{check}:actions"
+
+
+def failed_checks() -> str:
+    """zset: E:C of failing checks, score = time the failure state began."""
+    return "failed_checks"
+
+
+def current_checks(entity: str) -> str:
+    """zset: enabled checks of an entity, score = last service event."""
+    return f"current_checks:{entity}"
+
+
+def current_entities() -> str:
+    """zset: entities with current checks, score = last service event."""
+    return "current_entities"
+
+
+def all_checks() -> str:
+    """zset: every E:C ever seen, score = last event time."""
+    return "all_checks"
+
+
+def all_checks_for(entity: str) -> str:
+    """zset: every check name ever seen on an entity."""
+    return f"all_checks:{entity}"
+
+
+def checks_by_hash() -> str:
+    """hash: ack hash (8 hex chars) -> E:C."""
+    return "checks_by_hash"
+
+
+def check_hashes_by_id() -> str:
+    """hash: E:C -> ack hash."""
+    return "check_hashes_by_id"
+
+
+def check_tag(tag: str) -> str:
+    """set: E:C ids carrying a check tag."""
+    return f"check_tag:{tag}"
+
+
+def known_check_tags() -> str:
+    """set: every check tag in use."""
+    return "known_tag:check_tag"
+
+
+# --- entities --------------------------------------------------------------
+
+
+def entity_ids_by_name() -> str:
+    """hash: entity name -> entity id."""
+    return "all_entity_ids_by_name"
+
+
+def entity_names_by_id() -> str:
+    """hash: entity id -> entity name."""
+    return "all_entity_names_by_id"
+
+
+def entity_tag(tag: str) -> str:
+    """set: entity ids carrying a tag."""
+    return f"entity_tag:{tag}"
+
+
+def known_entity_tags() -> str:
+    """set: every entity tag in use."""
+    return "known_tag:entity_tag"
+
+
+def legacy_known_entity_tags() -> str:
+    """set: Flapjack 1.6's name for the entity tag index (read on import)."""
+    return "known_tags:entity_tag"
+
+
+def contacts_for(entity_id: str, check: str | None = None) -> str:
+    """set: contact ids of an entity (or of one of its checks)."""
+    if check is None:
+        return f"contacts_for:{entity_id}"
+    return f"contacts_for:{entity_id}:{check}"
+
+
+def contacts_for_pattern() -> str:
+    """SCAN pattern matching every contacts_for:* set."""
+    return "contacts_for:*"
+
+
+ALL_ENTITIES_ID = "ALL"
+"""Pseudo-entity id whose contacts are told about every check."""
+
+
+# --- maintenance -----------------------------------------------------------
+
+
+def maintenance(entity: str, check: str, kind: str) -> str:
+    """string + TTL: start ts of the `kind` (scheduled/unscheduled) window in force."""
+    return f"{entity}:{check}:{kind}_maintenance"
+
+
+def maintenances(entity: str, check: str, kind: str) -> str:
+    """zset: member = start ts, score = duration, of every `kind` window."""
+    return f"{entity}:{check}:{kind}_maintenances"
+
+
+def maintenance_summary(entity: str, check: str, kind: str, start: int | str) -> str:
+    """string: summary of the `kind` window starting at `start`."""
+    return f"{entity}:{check}:{start}:{kind}_maintenance:summary"
+
+
+def sorted_maintenance_timestamps(entity: str, check: str, kind: str) -> str:
+    """zset: member = score = start ts of every `kind` window."""
+    return f"{entity}:{check}:sorted_{kind}_maintenance_timestamps"
+
+
+# --- notifications ---------------------------------------------------------
+
+
+def last_notification(entity: str, check: str, kind: str) -> str:
+    """string: unix time of the last `kind` notification (problem, warning, ...)."""
+    return f"{entity}:{check}:last_{kind}_notification"
+
+
+def notifications(entity: str, check: str, kind: str) -> str:
+    """list: unix times of every `kind` notification."""
+    return f"{entity}:{check}:{kind}_notifications"
+
+
+# --- contacts, media, rules ------------------------------------------------
+
+
+def contact(contact_id: str) -> str:
+    """hash: first_name, last_name, email."""
+    return f"contact:{contact_id}"
+
+
+def contact_pattern() -> str:
+    """SCAN pattern matching every contact:* hash."""
+    return "contact:*"
+
+
+def contact_media(contact_id: str) -> str:
+    """hash: medium -> address."""
+    return f"contact_media:{contact_id}"
+
+
+def contact_media_intervals(contact_id: str) -> str:
+    """hash: medium -> repeat interval in seconds."""
+    return f"contact_media_intervals:{contact_id}"
+
+
+def contact_media_rollup_thresholds(contact_id: str) -> str:
+    """hash: medium -> number of alerting checks that starts rollup."""
+    return f"contact_media_rollup_thresholds:{contact_id}"
+
+
+def contact_tz(contact_id: str) -> str:
+    """string: the contact's time zone name."""
+    return f"contact_tz:{contact_id}"
+
+
+def contact_pagerduty(contact_id: str) -> str:
+    """hash: subdomain, token, username, password."""
+    return f"contact_pagerduty:{contact_id}"
+
+
+def contact_tag(tag: str) -> str:
+    """set: contact ids carrying a tag."""
+    return f"contact_tag:{tag}"
+
+
+def contact_notification_rules(contact_id: str) -> str:
+    """set: rule ids of a contact."""
+    return f"contact_notification_rules:{contact_id}"
+
+
+def notification_rule(rule_id: str) -> str:
+    """hash: the rule's fields (lists JSON-encoded, booleans 'true'/'false')."""
+    return f"notification_rule:{rule_id}"
+
+
+def drop_alerts_for_contact(contact_id: str, *parts: str) -> str:
+    """string + TTL: holds back alerts; parts = (), (M,), (M, E:C) or (M, E:C, STATE)."""
+    return ":".join(("drop_alerts_for_contact", contact_id, *parts))
+
+
+def drop_rollup_alerts_for_contact(contact_id: str, medium: str) -> str:
+    """string + TTL: holds back rollup alerts on a medium for one interval."""
+    return f"drop_rollup_alerts_for_contact:{contact_id}:{medium}"
+
+
+def contact_alerting_checks(contact_id: str, medium: str) -> str:
+    """zset: E:C alerting on a contact's medium, score = time added."""
+    return f"contact_alerting_checks:{contact_id}:media:{medium}"
+
+
+# --- alerts ----------------------------------------------------------------
+
+
+def alert(alert_id: str) -> str:
+    """hash: one alert's record (contract section 6)."""
+    return f"alert:{alert_id}"
+
+
+def alerts() -> str:
+    """zset: every alert id, score = unix time."""
+    return "alerts"
+
+
+def alerts_by_contact(contact_id: str, medium: str | None = None) -> str:
+    """zset: alert ids of a contact (or of one of its media)."""
+    if medium is None:
+        return f"alerts_by_contact:{contact_id}"
+    return f"alerts_by_contact:{contact_id}:{medium}"
+
+
+def alerts_by_check(entity: str, check: str) -> str:
+    """zset: alert ids about a check."""
+    return f"alerts_by_check:{entity}:{check}"
+
+
+def alerts_by_time(date: str) -> str:
+    """zset: alert ids generated on UTC date YYYYMMDD."""
+    return f"alerts_by_time:{date}"
+
+
+def alerts_by_time_pattern() -> str:
+    """SCAN pattern matching every alerts_by_time:* zset."""
+    return "alerts_by_time:*"
+
+
+# --- gateways --------------------------------------------------------------
+
+
+def pagerduty_acks_running() -> str:
+    """string + TTL: semaphore held while a PagerDuty ack poll runs."""
+    return "sem_pagerduty_acks_running"

@@ -1,0 +1,54 @@
+"""The notification record the executive hands to the notifier (engine.md section 4.2). Pure."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class NotificationType(str, Enum):
+    """What a notification announces."""
+
+    PROBLEM = "problem"
+    RECOVERY = "recovery"
+    ACKNOWLEDGEMENT = "acknowledgement"
+    TEST = "test"
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One generated notification: input of flapjack_py.notifier.
+
+    `severity` decides which rule media apply (critical/warning/unknown/ok);
+    `state` is the event state (ok, a failure, acknowledgement, test_notifications).
+    """
+
+    event_id: str  # "E:C"
+    entity: str
+    check: str
+    state: str
+    type: NotificationType
+    severity: str
+    count: int  # the event counter (event_counters all) of the event
+    event_hash: str
+    summary: str | None = None
+    details: str | None = None
+    time: int | None = None
+    duration: int | None = None  # acks: seconds of unscheduled maintenance applied
+    last_state: str | None = None
+    last_summary: str | None = None
+    state_duration: int | None = None
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict (type as its string value, tags as a sorted list)."""
+        data = asdict(self)
+        data["type"] = self.type.value
+        data["tags"] = sorted(self.tags)
+        return data
+
+    @property
+    def is_problem(self) -> bool:
+        """True for problem notifications (the only ones added to rollup sets)."""
+        return self.type is NotificationType.PROBLEM

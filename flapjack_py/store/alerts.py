@@ -1,0 +1,95 @@
+"""Alert history: `alert:ID` hashes and their `alerts*` sorted-set indexes (contract section 6)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import redis
+
+from .. import keys
+
+log = logging.getLogger(__name__)
+
+RECORD_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup",
+                 "state", "subject", "body", "status")
+"""Fields of alert:ID written when the alert is recorded."""
+
+
+class AlertStatus:
+    """Values of the alert record's `status` field."""
+
+    QUEUED = "queued"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    UNDELIVERABLE = "undeliverable"
+
+
+def to_record(alert: Mapping[str, Any]) -> dict[str, str]:
+    """The alert:ID hash fields of an alert payload (None -> '')."""
+    return {f: "" if alert.get(f) is None else str(alert.get(f)) for f in RECORD_FIELDS}
+
+
+def add_alert(pipe: redis.client.Pipeline, alert: Mapping[str, Any], retention: int) -> None:
+    """Record `alert` (with `status` set) and index it; every key expires after `retention` s."""
+    alert_id, ts = alert["id"], int(alert["timestamp"])
+    entity, check = keys.split_check_id(alert["check"])
+    pipe.hset(keys.alert(alert_id), mapping=to_record(alert))
+    pipe.expire(keys.alert(alert_id), retention)
+    day = datetime.fromtimestamp(ts, timezone.utc).strftime("%Y%m%d")
+    for index in (keys.alerts(), keys.alerts_by_contact(alert["contact"]),
+                  keys.alerts_by_contact(alert["contact"], alert["media"]),
+                  keys.alerts_by_check(entity, check), keys.alerts_by_time(day)):
+        pipe.zadd(index, {alert_id: ts})
+    pipe.expire(keys.alerts_by_time(day), retention + 86400)
+
+
+def trim_alert_indexes(client: redis.Redis, now: int, retention: int) -> None:
+    """Drop ids older than the retention from the long-lived indexes (`alerts`, by contact, by check)."""
+    cutoff = now - retention
+    client.zremrangebyscore(keys.alerts(), "-inf", cutoff)
+    for pattern in ("alerts_by_contact:*", "alerts_by_check:*"):
+        for key in client.scan_iter(match=pattern, count=1000):
+            client.zremrangebyscore(key, "-inf", cutoff)
+
+
+def load_alert(client: redis.Redis, alert_id: str) -> dict[str, str] | None:
+    """The alert:ID hash as a dict of str, or None."""
+    data = client.hgetall(keys.alert(alert_id))
+    if not data:
+        return None
+    return {_s(k): _s(v) for k, v in data.items()}
+
+
+def set_status(client: redis.Redis, alert_id: str, status: str, *, error: str | None = None,
+               now: float | None = None) -> None:
+    """Set an alert's delivery status (and `delivered_at` or `error`)."""
+    fields = {"status": status}
+    if status == AlertStatus.DELIVERED:
+        fields["delivered_at"] = str(int(now if now is not None else time.time()))
+    if error is not None:
+        fields["error"] = error
+    if client.exists(keys.alert(alert_id)):
+        client.hset(keys.alert(alert_id), mapping=fields)
+    else:
+        log.warning("alert %s: no record (expired?); status %s not stored", alert_id, status)
+
+
+def alert_ids(client: redis.Redis, index: str, start: float | str = "-inf", end: float | str = "+inf",
+              offset: int = 0, limit: int = 50) -> list[str]:
+    """Alert ids of an index, newest first, within [start, end]."""
+    ids = client.zrevrangebyscore(index, end, start, start=offset, num=limit)
+    return [_s(i) for i in ids]
+
+
+def payload_json(alert: Mapping[str, Any]) -> str:
+    """The alert as JSON text (as carried by the rq job)."""
+    return json.dumps(dict(alert), sort_keys=True)
+
+
+def _s(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
