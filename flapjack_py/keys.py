@@ -60,6 +60,11 @@ def executive_instance(host: str, pid: int) -> str:
     return f"executive_instance:{host}:{pid}"
 
 
+def executive_heartbeat(host: str, pid: int) -> str:
+    """string + short TTL: exists while executive HOST:PID is alive; its in-flight list is orphaned once gone."""
+    return f"executive_heartbeat:{host}:{pid}"
+
+
 def executive_instance_pattern() -> str:
     """SCAN pattern matching every executive_instance:* hash."""
     return "executive_instance:*"

@@ -1,0 +1,109 @@
+"""Check state as the executive sees it, and the facts derived from it (engine.md 2.4, 3.0). Pure."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from .events import FAILURE_STATES
+
+NOTIFICATION_KINDS = ("problem", "warning", "critical", "unknown", "recovery", "acknowledgement")
+"""Kinds with a `last_<kind>_notification` key read by the filters."""
+
+_LAST_NOTIFICATION_CANDIDATES = ("warning", "critical", "unknown", "recovery", "acknowledgement")
+SEVERITY_ORDER = ("ok", "unknown", "warning", "critical")
+
+
+@dataclass
+class CheckSnapshot:
+    """Everything the processing of one event reads about its check, loaded in one round trip.
+
+    The executive updates it in memory as it writes, so later events of the same
+    batch see the effect of earlier ones.
+    """
+
+    entity: str
+    check: str
+    entity_id: str | None = None
+    registered: bool = False  # in all_checks
+    ack_hash_stored: bool = False  # in check_hashes_by_id
+    state: str | None = None
+    last_change: int | None = None
+    last_update: int | None = None
+    initial_failure_delay: int | None = None
+    repeat_failure_delay: int | None = None
+    failing_since: int | None = None  # score in failed_checks
+    enabled: bool = False  # in current_checks:E
+    scheduled_start: int | None = None  # value of E:C:scheduled_maintenance (window in force)
+    unscheduled_start: int | None = None  # value of E:C:unscheduled_maintenance
+    scheduled_windows: dict[int, int] = field(default_factory=dict)  # start -> duration
+    last_notifications: dict[str, int | None] = field(default_factory=dict)
+    check_tags: frozenset[str] = frozenset()
+
+    @property
+    def id(self) -> str:
+        return f"{self.entity}:{self.check}"
+
+    @property
+    def failed(self) -> bool:
+        return self.state in FAILURE_STATES
+
+    @property
+    def in_scheduled_maintenance(self) -> bool:
+        return self.scheduled_start is not None
+
+    @property
+    def in_unscheduled_maintenance(self) -> bool:
+        return self.unscheduled_start is not None
+
+
+def ack_hash(event_id: str) -> str:
+    """First 8 hex chars of SHA-1 of `E:C`: the id people ack by (jabber ACKID)."""
+    return hashlib.sha1(event_id.encode("utf-8")).hexdigest()[:8]
+
+
+def to_int(value: object) -> int | None:
+    """An integer from a Redis string, or None when absent or not numeric."""
+    if value is None:
+        return None
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
+
+
+def last_notification_type(last: dict[str, int | None]) -> str | None:
+    """The kind of the latest notification (problem is never a candidate; ties go to the later name)."""
+    best, best_ts = None, 0
+    for kind in _LAST_NOTIFICATION_CANDIDATES:
+        ts = last.get(kind)
+        if ts is not None and ts > 0 and ts >= best_ts:
+            best, best_ts = kind, ts
+    return best
+
+
+def max_notified_severity(last: dict[str, int | None]) -> str | None:
+    """Worst failure state notified strictly after the last recovery notification."""
+    recovery = last.get("recovery") or 0
+    for severity in ("critical", "warning", "unknown"):
+        ts = last.get(severity)
+        if ts is not None and ts > recovery:
+            return severity
+    return None
+
+
+def worst(*severities: str | None) -> str:
+    """The worst of some severities (None counts as ok)."""
+    return max((s or "ok" for s in severities), key=SEVERITY_ORDER.index)
+
+
+def current_scheduled_window(windows: dict[int, int], now: int) -> tuple[int, int] | None:
+    """(start, end) of the window covering now with the latest end, or None.
+
+    A window covers [start, floor(start + duration)).
+    """
+    covering = [(start, start + int(duration)) for start, duration in windows.items()
+                if start <= now < start + int(duration)]
+    if not covering:
+        return None
+    return max(covering, key=lambda w: (w[1], w[0]))

@@ -1,0 +1,169 @@
+"""Events: parse and validate the raw JSON feeders push (engine.md sections 1.2-1.3). Pure."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .errors import InvalidEvent
+
+REQUIRED_KEYS = ("type", "state", "entity", "check")
+OPTIONAL_KEYS = ("time", "summary", "details", "acknowledgement_id", "duration", "tags", "perfdata",
+                 "initial_failure_delay", "repeat_failure_delay")
+EVENT_TYPES = ("service", "action")
+STATES = ("ok", "warning", "critical", "unknown", "acknowledgement", "test_notifications")
+FAILURE_STATES = ("warning", "critical", "unknown")
+_DIGITS = re.compile(r"^\d+$")
+
+
+class EventType(str, Enum):
+    """The two kinds of event."""
+
+    SERVICE = "service"
+    ACTION = "action"
+
+
+@dataclass(frozen=True)
+class Event:
+    """A validated, normalised event (entity, type and state lower-cased)."""
+
+    type: str
+    state: str
+    entity: str
+    check: str
+    time: int | None = None
+    summary: str | None = None
+    details: str | None = None
+    perfdata: str | None = None
+    acknowledgement_id: str | int | None = None
+    duration: int | None = None
+    initial_failure_delay: int | None = None
+    repeat_failure_delay: int | None = None
+    tags: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def id(self) -> str:
+        """The `E:C` check id."""
+        return f"{self.entity}:{self.check}"
+
+    @property
+    def is_service(self) -> bool:
+        return self.type == EventType.SERVICE
+
+    @property
+    def is_failure(self) -> bool:
+        """True for a service event in warning, critical or unknown."""
+        return self.is_service and self.state in FAILURE_STATES
+
+    @property
+    def is_ok(self) -> bool:
+        return self.is_service and self.state == "ok"
+
+    @property
+    def is_acknowledgement(self) -> bool:
+        return self.type == EventType.ACTION and self.state == "acknowledgement"
+
+    @property
+    def is_test(self) -> bool:
+        return self.type == EventType.ACTION and self.state == "test_notifications"
+
+
+def parse_event(raw: str | bytes) -> Event | None:
+    """Parse one raw event; return None for a noop; raise InvalidEvent listing every problem."""
+    data = _load_json(raw)
+    if data.get("type") == "noop":
+        return None
+    errors = _check_keys(data)
+    if not errors:
+        errors = [e for name, value in data.items() if (e := _check_field(name, value))]
+    if errors:
+        raise InvalidEvent(errors)
+    return _normalise(data)
+
+
+def _load_json(raw: str | bytes) -> dict[str, Any]:
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise InvalidEvent([f"not valid JSON: {exc}"]) from None
+    if not isinstance(data, dict):
+        raise InvalidEvent([f"event must be a JSON object, got {type(data).__name__}"])
+    return data
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not allowed")
+
+
+def _check_keys(data: dict[str, Any]) -> list[str]:
+    errors = []
+    missing = [k for k in REQUIRED_KEYS if not isinstance(data.get(k), str) or data.get(k) == ""]
+    absent = [k for k in missing if data.get(k) is None or data.get(k) == ""]
+    if absent:
+        errors.append(f"missing required keys: {', '.join(absent)}")
+    errors += [f"{k} must be a string, got {json.dumps(data[k])}" for k in missing if k not in absent]
+    unknown = sorted(set(data) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
+    if unknown:
+        errors.append(f"unknown keys: {', '.join(unknown)}")
+    return errors
+
+
+def _check_field(name: str, value: Any) -> str | None:  # noqa: C901 - one branch per field rule
+    if name == "type" and value.lower() not in EVENT_TYPES:
+        return f"type must be one of {', '.join(EVENT_TYPES)}, got {value!r}"
+    if name == "state" and value.lower() not in STATES:
+        return f"state must be one of {', '.join(STATES)}, got {value!r}"
+    if value is None or name in ("type", "state", "entity", "check"):
+        return None
+    if name in ("time", "initial_failure_delay", "repeat_failure_delay", "duration"):
+        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and _DIGITS.match(value))):
+            return f"{name} must be an integer, got {json.dumps(value)}"
+    elif name in ("summary", "details", "perfdata"):
+        if not isinstance(value, str):
+            return f"{name} must be a string, got {json.dumps(value)}"
+    elif name == "acknowledgement_id":
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            return f"acknowledgement_id must be a string or integer, got {json.dumps(value)}"
+    elif name == "tags":
+        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+            return f"tags must be an array of strings, got {json.dumps(value)}"
+    return None
+
+
+def _normalise(data: dict[str, Any]) -> Event:
+    def text(name: str) -> str | None:
+        value = data.get(name)
+        return (value.strip() or None) if isinstance(value, str) else None
+
+    def integer(name: str) -> int | None:
+        value = data.get(name)
+        return None if value is None else int(value)
+
+    return Event(
+        type=data["type"].lower(), state=data["state"].lower(), entity=data["entity"].lower(),
+        check=data["check"], time=integer("time"), summary=text("summary"), details=text("details"),
+        perfdata=text("perfdata"), acknowledgement_id=data.get("acknowledgement_id"),
+        duration=integer("duration"), initial_failure_delay=integer("initial_failure_delay"),
+        repeat_failure_delay=integer("repeat_failure_delay"), tags=frozenset(data.get("tags") or ()),
+    )
+
+
+def derived_tags(entity: str, check: str) -> set[str]:
+    """Tags every event carries: entity split once on the first '.', check split on whitespace."""
+    tags = {part.lower() for part in entity.split(".", 1) if part}
+    tags.update(word.lower() for word in check.split())
+    return tags
+
+
+def parse_perfdata(perfdata: str) -> list[dict[str, str]]:
+    """`time=0.48s;;;0 size=909B;;;0` -> [{"key": "time", "value": "0.48s"}, ...]."""
+    items = []
+    for item in perfdata.split():
+        key, _, rest = item.partition("=")
+        items.append({"key": key, "value": rest.split("=", 1)[0].split(";", 1)[0]})
+    return items

@@ -1,0 +1,397 @@
+"""The executive: take events, update check state, run filters, generate notifications, notify.
+
+Events are taken in batches (one round trip), their checks' snapshots read in
+one round trip, processed in memory, and committed in one MULTI together with
+their removal from this executive's in-flight list. An event whose filters pass
+first commits the events before it, so the notifier reads what they wrote; its
+own writes and its alerts then commit in one MULTI.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from . import filters, keys
+from .checks import CheckSnapshot, ack_hash, max_notified_severity, to_int, worst
+from .config import Config, load_config
+from .errors import InvalidEvent
+from .events import Event, derived_tags, parse_event
+from .filters.acknowledgement import ack_duration
+from .filters.base import FilterInput, Verdict
+from .notification import Notification, NotificationType
+from .store import checks as check_store
+from .store import decoded
+from .store import maintenance as maint
+from .store.events import EventQueue, drop_stale_archive_keys, utc_hour
+
+log = logging.getLogger(__name__)
+
+NEW_CHECK_MAINTENANCE_SUMMARY = "Automatically created for new check"
+HEARTBEAT_TTL = 30  # seconds without a heartbeat before this executive's in-flight events are taken back
+HEARTBEAT_EVERY = 5.0  # seconds between heartbeats
+RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight events
+CHECK_TAGS_EVERY = 10.0  # seconds the list of check tags is cached
+
+
+class _Writes:
+    """Records pipeline calls so one event's writes can be replayed into whichever MULTI commits it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self.committed = False  # committed on its own (with its alerts), not with the batch
+
+    def __getattr__(self, name: str) -> Any:
+        def record(*args: Any, **kwargs: Any) -> None:
+            self.calls.append((name, args, kwargs))
+        return record
+
+    def replay(self, pipe: Any) -> None:
+        for name, args, kwargs in self.calls:
+            getattr(pipe, name)(*args, **kwargs)
+
+
+@dataclass
+class _Batch:
+    """Events taken together and the state shared while processing them."""
+
+    snapshots: dict[tuple[str, str], CheckSnapshot]
+    entity_ids: dict[str, str]
+    counter: int  # the global `all` counter before this batch's next event
+    pending: list[_Writes] = field(default_factory=list)  # processed, not yet committed
+
+
+class Executive:
+    """Processes the event queue. `drain()` works through what is queued; `run()` until stopped."""
+
+    def __init__(self, redis_client: redis.Redis, config: Config | dict[str, Any] | None = None) -> None:
+        self.config = load_config(config)
+        self.cfg = self.config.executive
+        self.raw = redis_client
+        self.client = decoded(redis_client)
+        self.host = socket.getfqdn()
+        self.pid = os.getpid()
+        self.queue = EventQueue(self.raw, self.cfg.queue, self.host, self.pid)
+        self._stopping = False
+        self._registered = False
+        self._last_beat = self._last_recovery = self._check_tags_at = 0.0
+        self._check_tags: list[str] = []
+        self._hour = ""
+
+    # --- public entry points -----------------------------------------------
+
+    def drain(self) -> int:
+        """Process every event now queued (and orphaned in-flight ones); return how many were taken."""
+        self._boot()
+        self.queue.recover_orphans()
+        taken = 0
+        while batch := self.queue.take(self.cfg.batch_size):
+            self._process_batch(batch)
+            taken += len(batch)
+        return taken
+
+    def run(self) -> None:
+        """Process events until SIGTERM/SIGINT (or stop()); finishes the batch in hand first."""
+        self._install_signal_handlers()
+        self._boot()
+        log.info("executive %s:%s taking events from %s", self.host, self.pid, self.cfg.queue)
+        backoff = 1.0
+        while not self._stopping:
+            try:
+                self._housekeeping()
+                batch = self.queue.take(self.cfg.batch_size)
+                if not batch:
+                    one = self.queue.take_blocking(1.0)
+                    batch = [one] if one is not None else []
+                if batch:
+                    self._process_batch(batch)
+                backoff = 1.0
+            except redis.ConnectionError as exc:
+                log.error("lost Redis (%s); retrying in %.0fs", exc, backoff)
+                time.sleep(backoff)
+                backoff = min(backoff * 2, 30.0)
+                self._recover_own()
+        self.queue.unregister()
+        log.info("executive stopped")
+
+    def stop(self) -> None:
+        """Ask run() to return after the current batch."""
+        self._stopping = True
+
+    # --- lifecycle ---------------------------------------------------------
+
+    def _boot(self) -> None:
+        if self._registered:
+            return
+        self.queue.register(int(time.time()), HEARTBEAT_TTL)
+        self._registered = True
+        self._last_beat = time.monotonic()
+
+    def _install_signal_handlers(self) -> None:
+        def handler(signum: int, _frame: object) -> None:
+            log.info("received signal %s: stopping after the current batch", signum)
+            self.stop()
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+
+    def _housekeeping(self) -> None:
+        mono = time.monotonic()
+        if mono - self._last_beat >= HEARTBEAT_EVERY:
+            self.queue.beat(HEARTBEAT_TTL)
+            self._last_beat = mono
+        if mono - self._last_recovery >= RECOVERY_EVERY:
+            self.queue.recover_orphans()
+            self._last_recovery = mono
+        hour = utc_hour(time.time())
+        if hour != self._hour:
+            if self._hour:
+                drop_stale_archive_keys(self.raw)
+            self._hour = hour
+
+    def _recover_own(self) -> None:
+        try:
+            moved = self.queue.requeue_own()
+            if moved:
+                log.info("put %d uncommitted events back on the queue", moved)
+        except redis.ConnectionError:
+            pass
+
+    # --- batches -----------------------------------------------------------
+
+    def _process_batch(self, raws: list[bytes]) -> None:
+        parsed = [self._parse(raw) for raw in raws]
+        batch = self._load_batch([p for p in parsed if isinstance(p, Event)])
+        for raw, item in zip(raws, parsed, strict=True):
+            writes = _Writes()
+            now = int(time.time())
+            if isinstance(item, InvalidEvent):
+                self._reject(writes, raw, now, str(item))
+            elif item is not None:
+                try:
+                    self._process_event(batch, writes, item, raw, now)
+                except (redis.ConnectionError, redis.TimeoutError):
+                    raise  # not the event's fault: run() retries, the event stays in flight
+                except Exception as exc:  # one bad event must not stop the executive
+                    log.exception("%s: processing failed; filed as rejected", item.id)
+                    writes = _Writes()
+                    self._reject(writes, raw, now, f"internal error: {exc!r}")
+            if not writes.committed:
+                batch.pending.append(writes)
+        self._commit(batch.pending)
+
+    def _parse(self, raw: bytes) -> Event | InvalidEvent | None:
+        try:
+            return parse_event(raw)
+        except InvalidEvent as exc:
+            return exc
+
+    def _load_batch(self, events: list[Event]) -> _Batch:
+        ids = list(dict.fromkeys((e.entity, e.check) for e in events))
+        tags = self._known_check_tags()
+        snapshots = check_store.load_snapshots(self.client, ids, tags) if ids else {}
+        counter = to_int(self.client.hget(keys.event_counters(), "all")) or 0
+        entity_ids = {s.entity: s.entity_id for s in snapshots.values() if s.entity_id}
+        return _Batch(snapshots, entity_ids, counter)
+
+    def _known_check_tags(self) -> list[str]:
+        mono = time.monotonic()
+        if mono - self._check_tags_at >= CHECK_TAGS_EVERY:
+            self._check_tags = check_store.known_check_tags(self.client)
+            self._check_tags_at = mono
+        return self._check_tags
+
+    def _commit(self, pending: list[_Writes], notify: Any = None) -> None:
+        """One MULTI: the pending events' writes, their in-flight removal, instance TTLs."""
+        if not pending:
+            return
+        pipe = self.raw.pipeline(transaction=True)
+        pipe.multi()
+        for writes in pending:
+            writes.replay(pipe)
+        if notify is not None:
+            notify(pipe)
+        self.queue.touch_instance(pipe)
+        self.queue.commit(pipe, len(pending))
+        pipe.execute()
+        pending.clear()
+
+    def _reject(self, writes: _Writes, raw: bytes, now: int, reason: str) -> None:
+        log.warning("rejected event (%s): %.200r", reason, raw)
+        self.queue.reject(writes, raw, now)
+
+    # --- one event ---------------------------------------------------------
+
+    def _process_event(self, batch: _Batch, writes: _Writes, event: Event, raw: bytes, now: int) -> None:
+        if self.cfg.archive_events:
+            self.queue.archive(writes, raw, now, self.cfg.events_archive_maxage)
+        batch.counter += 1
+        counter = batch.counter
+        self.queue.count(writes, _counter_fields(event))
+        snap = batch.snapshots[(event.entity, event.check)]
+        self._ensure_entity(batch, writes, snap)
+        if not snap.registered:
+            check_store.register_check(writes, event.entity, event.check, now)
+            snap.registered = True
+        tags = event.tags | snap.check_tags | derived_tags(event.entity, event.check)
+        if event.is_service:
+            go_on, previous = self._service_event(writes, snap, event, now, counter, tags)
+        else:
+            go_on, previous = self._action_event(writes, snap, event, now)
+        if go_on and self._filters_pass(writes, snap, event, previous, now):
+            self._notify(batch, writes, snap, event, now, counter, tags)
+
+    def _ensure_entity(self, batch: _Batch, writes: _Writes, snap: CheckSnapshot) -> None:
+        entity_id = batch.entity_ids.get(snap.entity)
+        if entity_id is None:
+            entity_id = str(uuid.uuid4())
+            check_store.add_entity(writes, entity_id, snap.entity)
+            batch.entity_ids[snap.entity] = entity_id
+            log.info("new entity %s (id %s)", snap.entity, entity_id)
+        snap.entity_id = entity_id
+
+    def _service_event(self, writes: _Writes, snap: CheckSnapshot, event: Event, now: int, counter: int,
+                       tags: frozenset[str]) -> tuple[bool, str | None]:
+        if event.state in ("acknowledgement", "test_notifications"):
+            log.warning("%s: service event with state %s counted invalid and ignored", event.id, event.state)
+            return False, None
+        if event.is_failure and not snap.ack_hash_stored:
+            check_store.add_ack_hash(writes, event.id, ack_hash(event.id))
+            snap.ack_hash_stored = True
+        previous = snap.state
+        go_on = True
+        if previous is None:
+            self._new_check_maintenance(writes, snap, tags, now)
+            go_on = event.state != "ok"
+        self._update_state(writes, snap, event, now, counter)
+        self._refresh_scheduled(writes, snap, now)
+        return go_on, previous
+
+    def _action_event(self, writes: _Writes, snap: CheckSnapshot, event: Event, now: int) -> tuple[bool, None]:
+        check_store.write_action(writes, event, now)
+        if not (event.is_acknowledgement or event.is_test):
+            log.warning("%s: action event with state %s recorded, not notified", event.id, event.state)
+            return False, None
+        self._refresh_scheduled(writes, snap, now)
+        return True, None
+
+    def _new_check_maintenance(self, writes: _Writes, snap: CheckSnapshot, tags: frozenset[str], now: int) -> None:
+        duration = self.cfg.new_check_scheduled_maintenance_duration
+        if duration <= 0 or tags & set(self.cfg.new_check_scheduled_maintenance_ignore_tags):
+            return
+        maint.add_window(writes, snap.entity, snap.check, maint.SCHEDULED, now, duration,
+                         NEW_CHECK_MAINTENANCE_SUMMARY)
+        snap.scheduled_windows[now] = duration
+        snap.scheduled_start = maint.revalidate_scheduled(writes, snap.entity, snap.check, snap.scheduled_windows, now)
+        log.info("%s: new check, scheduled maintenance for %ss", snap.id, duration)
+
+    def _update_state(self, writes: _Writes, snap: CheckSnapshot, event: Event, now: int, counter: int) -> None:
+        if event.state != snap.state:
+            check_store.write_state_change(writes, event, now, counter)
+            log.info("%s: %s -> %s", event.id, snap.state or "(new)", event.state)
+            snap.state, snap.last_change = event.state, now
+            snap.failing_since = now if event.is_failure else None
+        ifd = event.initial_failure_delay if event.initial_failure_delay is not None else self.cfg.initial_failure_delay
+        rfd = event.repeat_failure_delay if event.repeat_failure_delay is not None else self.cfg.repeat_failure_delay
+        check_store.write_update(writes, event, now, ifd, rfd)
+        snap.last_update, snap.initial_failure_delay, snap.repeat_failure_delay = now, ifd, rfd
+        snap.enabled = True
+
+    def _refresh_scheduled(self, writes: _Writes, snap: CheckSnapshot, now: int) -> None:
+        if snap.scheduled_start is not None or not snap.scheduled_windows:
+            return
+        snap.scheduled_start = maint.revalidate_scheduled(writes, snap.entity, snap.check,
+                                                          snap.scheduled_windows, now)
+
+    # --- filters -----------------------------------------------------------
+
+    def _filters_pass(self, writes: _Writes, snap: CheckSnapshot, event: Event, previous: str | None,
+                      now: int) -> bool:
+        for check_filter in filters.FILTERS:
+            data = FilterInput(event, snap, previous, now, self.cfg.initial_failure_delay,
+                               self.cfg.repeat_failure_delay)
+            verdict = check_filter(data)
+            self._apply_effects(writes, snap, verdict, now)
+            if verdict.block:
+                log.debug("%s: %s blocked by %s: %s", event.id, event.state, check_filter.__name__, verdict.reason)
+                return False
+        return True
+
+    def _apply_effects(self, writes: _Writes, snap: CheckSnapshot, verdict: Verdict, now: int) -> None:
+        if verdict.end_unscheduled and snap.unscheduled_start is not None:
+            maint.finish_unscheduled(writes, snap.entity, snap.check, snap.unscheduled_start, now)
+            log.info("%s: unscheduled maintenance ended", snap.id)
+            snap.unscheduled_start = None
+        if verdict.create_unscheduled is not None:
+            start, duration, summary = verdict.create_unscheduled
+            snap.unscheduled_start = maint.start_unscheduled(writes, snap.entity, snap.check, start, duration,
+                                                             summary, now, snap.unscheduled_start)
+            log.info("%s: acknowledged, unscheduled maintenance for %ss", snap.id, duration)
+
+    # --- notification ------------------------------------------------------
+
+    def _notify(self, batch: _Batch, writes: _Writes, snap: CheckSnapshot, event: Event, now: int, counter: int,
+                tags: frozenset[str]) -> None:
+        """Generate the notification; commit earlier events, then this one with its alerts."""
+        self._commit(batch.pending)  # the notifier (and 4.1 step 5) must see what earlier events wrote
+        notification = self._notification(snap, event, now, counter, tags)
+        kinds = [notification.type.value] + ([event.state] if event.is_failure else [])
+        check_store.write_notification(writes, event.entity, event.check, kinds, now)
+        for kind in kinds:
+            snap.last_notifications[kind] = now
+        log.info("%s: %s notification (%s)", event.id, notification.type.value, notification.severity)
+        from .notifier import notify
+
+        self._commit([writes], notify=lambda pipe: notify(self.raw, notification, now, self.config, pipe))
+        writes.committed = True
+
+    def _notification(self, snap: CheckSnapshot, event: Event, now: int, counter: int,
+                      tags: frozenset[str]) -> Notification:
+        notified = max_notified_severity(snap.last_notifications)
+        kind = _notification_type(event)
+        if kind is NotificationType.TEST:
+            severity = "critical"
+        else:
+            severity = worst(event.state if event.is_failure else None, notified)
+        last_state, last_summary = self._previous_run(snap, event, now)
+        return Notification(
+            event_id=event.id, entity=event.entity, check=event.check, state=event.state, type=kind,
+            severity=severity, count=counter, event_hash=ack_hash(event.id), summary=event.summary,
+            details=event.details, time=event.time,
+            duration=ack_duration(event.duration) if event.is_acknowledgement else event.duration,
+            last_state=last_state, last_summary=last_summary,
+            state_duration=None if snap.last_change is None else now - snap.last_change, tags=tuple(sorted(tags)),
+        )
+
+    def _previous_run(self, snap: CheckSnapshot, event: Event, now: int) -> tuple[str | None, str | None]:
+        """State and summary before the current run of the current state (engine.md 4.1 step 5)."""
+        if event.is_service and snap.last_change == now:  # this event's change is not in Redis yet
+            return check_store.latest_state_change(self.client, event.entity, event.check)
+        return check_store.previous_state_run(self.client, event.entity, event.check)
+
+
+def _counter_fields(event: Event) -> tuple[str, ...]:
+    if not event.is_service:
+        return ("all", "action")
+    if event.state == "ok":
+        return ("all", "ok")
+    if event.is_failure:
+        return ("all", "failure")
+    return ("all", "invalid")
+
+
+def _notification_type(event: Event) -> NotificationType:
+    if event.is_test:
+        return NotificationType.TEST
+    if event.is_acknowledgement:
+        return NotificationType.ACKNOWLEDGEMENT
+    if event.is_ok:
+        return NotificationType.RECOVERY
+    return NotificationType.PROBLEM

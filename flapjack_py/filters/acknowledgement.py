@@ -1,0 +1,22 @@
+"""Acknowledgement filter (engine.md 3.5): an ack of a failing check creates unscheduled maintenance."""
+
+from __future__ import annotations
+
+from .base import PASS, FilterInput, Verdict, blocked
+
+DEFAULT_ACK_DURATION = 14400  # seconds (4 hours)
+
+
+def acknowledgement_filter(data: FilterInput) -> Verdict:
+    """Block acks of checks that are not failing; otherwise acknowledge for the event's duration."""
+    event = data.event
+    if not event.is_acknowledgement:
+        return PASS
+    if data.snapshot.failing_since is None:
+        return blocked("acknowledgement of a check that is not failing")
+    return Verdict(block=False, create_unscheduled=(data.now, ack_duration(event.duration), event.summary))
+
+
+def ack_duration(duration: int | None) -> int:
+    """The unscheduled maintenance an ack creates: its duration, or 4 hours when missing or <= 0."""
+    return duration if duration and duration > 0 else DEFAULT_ACK_DURATION

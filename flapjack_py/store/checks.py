@@ -1,0 +1,201 @@
+"""Check state in Redis: load snapshots for the executive, write state changes, read for API/bot/notifier.
+
+Layout: seed 004 "Storing all check state changes", "Failed checks", "Current
+checks and entities", "All checks", plus checks_by_hash/check_hashes_by_id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import redis
+
+from .. import keys
+from ..checks import NOTIFICATION_KINDS, CheckSnapshot, to_int
+from ..events import Event, parse_perfdata
+
+_SNAPSHOT_READS = 8  # commands queued per check by _queue_snapshot_reads
+
+
+def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
+                   check_tags: Sequence[str] = ()) -> dict[tuple[str, str], CheckSnapshot]:
+    """Read the snapshots of several checks in one round trip; `client` replies with str."""
+    pipe = client.pipeline(transaction=False)
+    for entity, check in check_ids:
+        _queue_snapshot_reads(pipe, entity, check, check_tags)
+    replies = pipe.execute()
+    width = _SNAPSHOT_READS + len(check_tags)
+    return {ids: _snapshot_from(ids, replies[i * width:(i + 1) * width], check_tags)
+            for i, ids in enumerate(check_ids)}
+
+
+def _queue_snapshot_reads(pipe: redis.client.Pipeline, entity: str, check: str, check_tags: Sequence[str]) -> None:
+    cid = keys.check_id(entity, check)
+    pipe.hget(keys.entity_ids_by_name(), entity)
+    pipe.zscore(keys.all_checks(), cid)
+    pipe.hget(keys.check_hashes_by_id(), cid)
+    pipe.hgetall(keys.check(entity, check))
+    pipe.mget([keys.last_notification(entity, check, kind) for kind in NOTIFICATION_KINDS]
+              + [keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled")])
+    pipe.zrange(keys.maintenances(entity, check, "scheduled"), 0, -1, withscores=True)
+    pipe.zscore(keys.failed_checks(), cid)
+    pipe.zscore(keys.current_checks(entity), check)
+    for tag in check_tags:
+        pipe.sismember(keys.check_tag(tag), cid)
+
+
+def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]) -> CheckSnapshot:
+    entity, check = ids
+    hash_ = r[3] or {}
+    values = r[4]
+    n = len(NOTIFICATION_KINDS)
+    return CheckSnapshot(
+        entity=entity, check=check, entity_id=r[0] or None, registered=r[1] is not None,
+        ack_hash_stored=r[2] is not None, state=hash_.get("state") or None,
+        last_change=to_int(hash_.get("last_change")), last_update=to_int(hash_.get("last_update")),
+        initial_failure_delay=to_int(hash_.get("initial_failure_delay")),
+        repeat_failure_delay=to_int(hash_.get("repeat_failure_delay")),
+        last_notifications={kind: to_int(v) for kind, v in zip(NOTIFICATION_KINDS, values[:n], strict=True)},
+        scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),
+        scheduled_windows={int(float(m)): int(s) for m, s in r[5]},
+        failing_since=to_int(r[6]), enabled=r[7] is not None,
+        check_tags=frozenset(t for t, member in zip(check_tags, r[_SNAPSHOT_READS:], strict=True) if member),
+    )
+
+
+# --- writes used by the executive (into its MULTI pipeline) ---------------
+
+
+def add_entity(pipe: redis.client.Pipeline, entity_id: str, name: str) -> None:
+    """Map a new entity id <-> name."""
+    pipe.hset(keys.entity_ids_by_name(), name, entity_id)
+    pipe.hset(keys.entity_names_by_id(), entity_id, name)
+
+
+def register_check(pipe: redis.client.Pipeline, entity: str, check: str, now: int) -> None:
+    """Add a check to all_checks and all_checks:E (score = now)."""
+    pipe.zadd(keys.all_checks(), {keys.check_id(entity, check): now})
+    pipe.zadd(keys.all_checks_for(entity), {check: now})
+
+
+def add_ack_hash(pipe: redis.client.Pipeline, event_id: str, hash_: str) -> None:
+    """Store the ack hash <-> E:C mapping."""
+    pipe.hset(keys.checks_by_hash(), hash_, event_id)
+    pipe.hset(keys.check_hashes_by_id(), event_id, hash_)
+
+
+def write_state_change(pipe: redis.client.Pipeline, event: Event, now: int, counter: int) -> None:
+    """Record a new state: check hash, failed_checks, history list, per-timestamp keys, sorted mirror."""
+    e, c = event.entity, event.check
+    pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now})
+    if event.is_failure:
+        pipe.zadd(keys.failed_checks(), {event.id: now})
+    else:
+        pipe.zrem(keys.failed_checks(), event.id)
+    pipe.rpush(keys.check_states(e, c), now)
+    pipe.set(keys.check_state_at(e, c, now), event.state)
+    if event.summary is not None:
+        pipe.set(keys.check_summary_at(e, c, now), event.summary)
+    if event.details is not None:
+        pipe.set(keys.check_details_at(e, c, now), event.details)
+    pipe.set(keys.check_count_at(e, c, now), counter)
+    pipe.zadd(keys.sorted_state_timestamps(e, c), {str(now): now})
+
+
+def write_update(pipe: redis.client.Pipeline, event: Event, now: int, ifd: int, rfd: int) -> None:
+    """What every service event writes, changed state or not (engine.md 2.3 'Always')."""
+    e, c = event.entity, event.check
+    fields: dict[str, Any] = {"last_update": now, "summary": event.summary or "", "details": event.details or "",
+                              "initial_failure_delay": ifd, "repeat_failure_delay": rfd}
+    if event.perfdata is not None:
+        fields["perfdata"] = json.dumps(parse_perfdata(event.perfdata))
+    pipe.hset(keys.check(e, c), mapping=fields)
+    pipe.zadd(keys.all_checks(), {event.id: now})
+    pipe.zadd(keys.all_checks_for(e), {c: now})
+    pipe.zadd(keys.current_checks(e), {c: now})
+    pipe.zadd(keys.current_entities(), {e: now})
+
+
+def write_action(pipe: redis.client.Pipeline, event: Event, now: int) -> None:
+    """Record an action event in E:C:actions."""
+    pipe.hset(keys.check_actions(event.entity, event.check), str(now), event.state)
+
+
+def write_notification(pipe: redis.client.Pipeline, entity: str, check: str, kinds: Iterable[str], now: int) -> None:
+    """Set last_<kind>_notification and append to <kind>_notifications for each kind."""
+    for kind in kinds:
+        pipe.set(keys.last_notification(entity, check, kind), now)
+        pipe.rpush(keys.notifications(entity, check, kind), now)
+
+
+# --- reads used by the executive, API, bot and notifier --------------------
+
+
+def previous_state_run(client: redis.Redis, entity: str, check: str) -> tuple[str | None, str | None]:
+    """(state, summary) before the current run of the current state, from the two newest changes."""
+    newest = client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)
+    if len(newest) != 2:
+        return None, None
+    older = _s(newest[1])
+    state, summary = client.mget(keys.check_state_at(entity, check, older), keys.check_summary_at(entity, check, older))
+    return _opt(state), _opt(summary)
+
+
+def latest_state_change(client: redis.Redis, entity: str, check: str) -> tuple[str | None, str | None]:
+    """(state, summary) of the newest recorded state change, or (None, None)."""
+    newest = client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 0)
+    if not newest:
+        return None, None
+    ts = _s(newest[0])
+    state, summary = client.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
+    return _opt(state), _opt(summary)
+
+
+def load_check(client: redis.Redis, entity: str, check: str) -> dict[str, str]:
+    """The check:E:C hash as str -> str ({} if never seen)."""
+    return {_s(k): _s(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
+
+
+def check_id_for_hash(client: redis.Redis, hash_: str) -> str | None:
+    """E:C for an ack hash (compared lower-cased), or None."""
+    return _opt(client.hget(keys.checks_by_hash(), hash_.lower()))
+
+
+def failed_check_ids(client: redis.Redis) -> list[str]:
+    """E:C of every failing check, oldest failure first."""
+    return [_s(m) for m in client.zrange(keys.failed_checks(), 0, -1)]
+
+
+def current_check_names(client: redis.Redis, entity: str) -> list[str]:
+    """Names of an entity's enabled checks, sorted."""
+    return sorted(_s(m) for m in client.zrange(keys.current_checks(entity), 0, -1))
+
+
+def all_check_ids(client: redis.Redis) -> list[str]:
+    """Every E:C ever seen."""
+    return [_s(m) for m in client.zrange(keys.all_checks(), 0, -1)]
+
+
+def check_state(client: redis.Redis, entity: str, check: str) -> str | None:
+    """Current state of a check, or None if never seen."""
+    return _opt(client.hget(keys.check(entity, check), "state"))
+
+
+def is_enabled(client: redis.Redis, entity: str, check: str) -> bool:
+    """True when the check is in current_checks:E."""
+    return client.zscore(keys.current_checks(entity), check) is not None
+
+
+def known_check_tags(client: redis.Redis) -> list[str]:
+    """Every check tag in use, sorted."""
+    return sorted(_s(t) for t in client.smembers(keys.known_check_tags()))
+
+
+def _s(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _opt(value: bytes | str | None) -> str | None:
+    return None if value is None else _s(value)
