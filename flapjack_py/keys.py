@@ -241,6 +241,16 @@ def sorted_maintenance_timestamps(entity: str, check: str, kind: str) -> str:
     return f"{entity}:{check}:sorted_{kind}_maintenance_timestamps"
 
 
+def maintenances_pattern(kind: str) -> str:
+    """SCAN pattern matching every check's E:C:<kind>_maintenances zset."""
+    return f"*:{kind}_maintenances"
+
+
+def maintenances_suffix(kind: str) -> str:
+    """What follows `E:C` in a name matched by maintenances_pattern (strip it to get E:C)."""
+    return f":{kind}_maintenances"
+
+
 # --- notifications ---------------------------------------------------------
 
 

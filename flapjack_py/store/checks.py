@@ -12,43 +12,38 @@ from typing import Any
 
 import redis
 
-from .. import keys
+from .. import keys, scripts
 from ..checks import NOTIFICATION_KINDS, CheckSnapshot, to_int
 from ..events import Event, parse_perfdata
 
-_SNAPSHOT_READS = 8  # commands queued per check by _queue_snapshot_reads
-
-
 def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
                    check_tags: Sequence[str] = ()) -> dict[tuple[str, str], CheckSnapshot]:
-    """Read the snapshots of several checks in one round trip; `client` replies with str."""
-    pipe = client.pipeline(transaction=False)
+    """Read the snapshots of several checks in one round trip (one Lua call); `client` replies with str."""
+    args: list[Any] = [keys.entity_ids_by_name(), keys.all_checks(), keys.check_hashes_by_id(),
+                       keys.failed_checks(), len(check_tags), *(keys.check_tag(t) for t in check_tags)]
     for entity, check in check_ids:
-        _queue_snapshot_reads(pipe, entity, check, check_tags)
-    replies = pipe.execute()
-    width = _SNAPSHOT_READS + len(check_tags)
-    return {ids: _snapshot_from(ids, replies[i * width:(i + 1) * width], check_tags)
-            for i, ids in enumerate(check_ids)}
+        args += [keys.check_id(entity, check), keys.check(entity, check), keys.current_checks(entity), check,
+                 keys.maintenances(entity, check, "scheduled")]
+        args += [keys.last_notification(entity, check, kind) for kind in NOTIFICATION_KINDS]
+        args += [keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled")]
+    replies = _script(client, scripts.LOAD_SNAPSHOTS)(keys=[], args=args)
+    return {ids: _snapshot_from(ids, reply, check_tags) for ids, reply in zip(check_ids, replies, strict=True)}
 
 
-def _queue_snapshot_reads(pipe: redis.client.Pipeline, entity: str, check: str, check_tags: Sequence[str]) -> None:
-    cid = keys.check_id(entity, check)
-    pipe.hget(keys.entity_ids_by_name(), entity)
-    pipe.zscore(keys.all_checks(), cid)
-    pipe.hget(keys.check_hashes_by_id(), cid)
-    pipe.hgetall(keys.check(entity, check))
-    pipe.mget([keys.last_notification(entity, check, kind) for kind in NOTIFICATION_KINDS]
-              + [keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled")])
-    pipe.zrange(keys.maintenances(entity, check, "scheduled"), 0, -1, withscores=True)
-    pipe.zscore(keys.failed_checks(), cid)
-    pipe.zscore(keys.current_checks(entity), check)
-    for tag in check_tags:
-        pipe.sismember(keys.check_tag(tag), cid)
+def _script(client: redis.Redis, source: str) -> Any:
+    cache = client.__dict__.setdefault("_flapjack_scripts", {})
+    if source not in cache:
+        cache[source] = client.register_script(source)
+    return cache[source]
+
+
+def _pairs(flat: list[Any]) -> list[tuple[Any, Any]]:
+    return list(zip(flat[::2], flat[1::2], strict=True))
 
 
 def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]) -> CheckSnapshot:
     entity, check = ids
-    hash_ = r[3] or {}
+    hash_ = dict(_pairs(r[3] or []))
     values = r[4]
     n = len(NOTIFICATION_KINDS)
     return CheckSnapshot(
@@ -59,9 +54,9 @@ def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]
         repeat_failure_delay=to_int(hash_.get("repeat_failure_delay")),
         last_notifications={kind: to_int(v) for kind, v in zip(NOTIFICATION_KINDS, values[:n], strict=True)},
         scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),
-        scheduled_windows={int(float(m)): int(s) for m, s in r[5]},
+        scheduled_windows={int(float(m)): int(float(s)) for m, s in _pairs(r[5] or [])},
         failing_since=to_int(r[6]), enabled=r[7] is not None,
-        check_tags=frozenset(t for t, member in zip(check_tags, r[_SNAPSHOT_READS:], strict=True) if member),
+        check_tags=frozenset(t for t, member in zip(check_tags, r[8] or [], strict=True) if member),
     )
 
 

@@ -1,0 +1,91 @@
+"""Executives killed with SIGKILL at random points lose no event and apply none twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import redis
+
+from flapjack_py import keys
+from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.executive import Executive
+
+pytestmark = [pytest.mark.real, pytest.mark.slow]
+
+EVENTS = 20_000
+CHECKS = 50
+CONFIG = {"executive": {"new_check_scheduled_maintenance_duration": 0, "batch_size": 200}}
+
+
+def make_stream(n: int, seed: int = 7) -> list[dict[str, str]]:
+    """A stream where every check flips state often, so each event's effect is visible."""
+    rng = random.Random(seed)
+    return [{"type": "service", "entity": f"host{c % 10}", "check": f"check{c}",
+             "state": rng.choice(["ok", "ok", "critical", "warning"]), "summary": f"event {i}"}
+            for i, c in enumerate(rng.randrange(CHECKS) for _ in range(n))]
+
+
+def expected_changes(stream: list[dict[str, str]]) -> dict[str, int]:
+    """Number of state changes (including the first state) per E:C, in stream order."""
+    last: dict[str, str] = {}
+    changes: Counter[str] = Counter()
+    for event in stream:
+        cid = f"{event['entity']}:{event['check']}"
+        if last.get(cid) != event["state"]:
+            changes[cid] += 1
+            last[cid] = event["state"]
+    return dict(changes)
+
+
+def start_executive(server: EmbeddedRedis, config_file: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, FLAPJACK_REDIS_URL=server.url, FLAPJACK_CONFIG=str(config_file))
+    return subprocess.Popen([sys.executable, "-c", "from flapjack_py.cli import main; main()", "executive"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def in_flight(client: redis.Redis) -> int:
+    return sum(int(client.llen(k)) for k in client.scan_iter(match=keys.events_in_flight_pattern()))
+
+
+def test_sigkill_at_random_points_loses_and_repeats_nothing(redis_server: EmbeddedRedis, real_r: redis.Redis,
+                                                            tmp_path: Path) -> None:
+    stream = make_stream(EVENTS)
+    for i in range(0, EVENTS, 5000):
+        real_r.lpush("events", *(json.dumps(e) for e in stream[i:i + 5000]))
+    config_file = tmp_path / "flapjack.yml"
+    config_file.write_text(json.dumps(CONFIG))  # JSON is YAML
+    rng = random.Random(42)
+    kills = 0
+    deadline = time.monotonic() + 120
+    while real_r.llen("events") and time.monotonic() < deadline:
+        proc = start_executive(redis_server, config_file)
+        time.sleep(rng.uniform(0.3, 1.2))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills += 1
+    assert kills >= 3, "the stream was processed before enough executives were killed"
+    # whatever the last killed executive held in flight is taken back by the next one
+    Executive(real_r, CONFIG).drain()
+
+    assert real_r.llen("events") == 0 and in_flight(real_r) == 0
+    counters = {k.decode(): int(v) for k, v in real_r.hgetall(keys.event_counters()).items()}
+    states = Counter(e["state"] for e in stream)
+    assert counters["all"] == EVENTS
+    assert counters["ok"] == states["ok"]
+    assert counters["failure"] == states["critical"] + states["warning"]
+    for cid, changes in expected_changes(stream).items():
+        entity, check = keys.split_check_id(cid)
+        assert real_r.llen(keys.check_states(entity, check)) == changes, cid
+    last_state = {f"{e['entity']}:{e['check']}": e["state"] for e in stream}
+    for cid, state in last_state.items():
+        entity, check = keys.split_check_id(cid)
+        assert real_r.hget(keys.check(entity, check), "state").decode() == state, cid
