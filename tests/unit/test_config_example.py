@@ -1,0 +1,29 @@
+"""config.example.yml lists every setting with its default, and loads cleanly."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import yaml
+
+from flapjack_py.config import Config, load_config
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.yml"
+
+
+def test_example_loads_and_every_core_setting_is_its_default() -> None:
+    raw = yaml.safe_load(EXAMPLE.read_text())
+    loaded = load_config(raw)
+    defaults = Config()
+    for section in ("redis", "executive", "web", "logging"):
+        names = {f.name for f in dataclasses.fields(getattr(defaults, section))}
+        assert set(raw[section]) == names, f"{section}: example and defaults list different settings"
+        assert getattr(loaded, section) == getattr(defaults, section), section
+
+
+def test_example_lists_every_gateway_with_enabled_and_retries() -> None:
+    raw = yaml.safe_load(EXAMPLE.read_text())
+    for medium, settings in raw["gateways"].items():
+        assert settings["enabled"] is False, medium
+        assert "retries" in settings, medium
