@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from dataclasses import dataclass, field
@@ -16,7 +17,18 @@ OPTIONAL_KEYS = ("time", "summary", "details", "acknowledgement_id", "duration",
 EVENT_TYPES = ("service", "action")
 STATES = ("ok", "warning", "critical", "unknown", "acknowledgement", "test_notifications")
 FAILURE_STATES = ("warning", "critical", "unknown")
-_DIGITS = re.compile(r"^\d+$")
+_QUESTION_MARK = "flapjack-question-mark"
+
+
+def _replace_with_question_mark(exc: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: an invalid UTF-8 sequence becomes `?` (engine.md 1.3), as Ruby's scrub('?')."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "?", exc.end
+
+
+codecs.register_error(_QUESTION_MARK, _replace_with_question_mark)
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only, matched with fullmatch (no "12\n", no other scripts' digits)
 
 
 class EventType(str, Enum):
@@ -86,7 +98,7 @@ def parse_event(raw: str | bytes) -> Event | None:
 
 def _load_json(raw: str | bytes) -> dict[str, Any]:
     if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", "replace")
+        raw = raw.decode("utf-8", _QUESTION_MARK)
     try:
         data = json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
@@ -121,7 +133,7 @@ def _check_field(name: str, value: Any) -> str | None:  # noqa: C901 - one branc
     if value is None or name in ("type", "state", "entity", "check"):
         return None
     if name in ("time", "initial_failure_delay", "repeat_failure_delay", "duration"):
-        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and _DIGITS.match(value))):
+        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and _DIGITS.fullmatch(value))):
             return f"{name} must be an integer, got {json.dumps(value)}"
     elif name in ("summary", "details", "perfdata"):
         if not isinstance(value, str):

@@ -31,6 +31,7 @@ from .notification import Notification, NotificationType
 from .store import checks as check_store
 from .store import decoded
 from .store import maintenance as maint
+from .store.alerts import trim_alert_indexes
 from .store.events import EventQueue, drop_stale_archive_keys, utc_hour
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,10 @@ HEARTBEAT_TTL = 30  # seconds without a heartbeat before this executive's in-fli
 HEARTBEAT_EVERY = 5.0  # seconds between heartbeats
 RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight events
 CHECK_TAGS_EVERY = 10.0  # seconds the list of check tags is cached
+
+
+class _InFlightTaken(Exception):
+    """Another executive took back this one's in-flight events (its heartbeat lapsed): drop the batch."""
 
 
 class _Writes:
@@ -130,6 +135,8 @@ class _Batch:
     snapshots: dict[tuple[str, str], CheckSnapshot]
     entity_ids: dict[str, str]
     counter: int  # the global `all` counter before this batch's next event
+    in_flight: int = 0  # this batch's events still on the in-flight list
+    guard: Any = None  # pipeline WATCHing the in-flight list since it was last checked
     pending: list[_Writes] = field(default_factory=list)  # processed, not yet committed
 
 
@@ -157,10 +164,13 @@ class Executive:
         self._boot()
         self.queue.recover_orphans()
         taken = 0
-        while batch := self.queue.take(self.cfg.batch_size):
+        while True:
+            self._housekeeping()
+            batch = self.queue.take(self.cfg.batch_size)
+            if not batch:
+                return taken
             self._process_batch(batch)
             taken += len(batch)
-        return taken
 
     def run(self) -> None:
         """Process events until SIGTERM/SIGINT (or stop()); finishes the batch in hand first."""
@@ -218,6 +228,7 @@ class Executive:
         if hour != self._hour:
             if self._hour:
                 drop_stale_archive_keys(self.raw)
+                trim_alert_indexes(self.raw, int(time.time()), self.cfg.alert_retention)
             self._hour = hour
 
     def _recover_own(self) -> None:
@@ -233,6 +244,27 @@ class Executive:
     def _process_batch(self, raws: list[bytes]) -> None:
         parsed = [self._parse(raw) for raw in raws]
         batch = self._load_batch([p for p in parsed if isinstance(p, Event)])
+        batch.in_flight = len(raws)
+        try:
+            batch.guard = self._guard(batch.in_flight)
+            self._process_items(batch, raws, parsed)
+        except _InFlightTaken:
+            log.error("another executive took back this one's in-flight events; it processes them")
+            batch.pending.clear()
+        finally:
+            if batch.guard is not None:
+                batch.guard.reset()
+
+    def _guard(self, expected: int) -> Any:
+        """WATCH the in-flight list and check our events are still on it (not taken back)."""
+        pipe = self.raw.pipeline(transaction=True)
+        pipe.watch(self.queue.in_flight)
+        if int(pipe.llen(self.queue.in_flight)) < expected:
+            pipe.reset()
+            raise _InFlightTaken()
+        return pipe
+
+    def _process_items(self, batch: _Batch, raws: list[bytes], parsed: list[Event | InvalidEvent | None]) -> None:
         for raw, item in zip(raws, parsed, strict=True):
             writes = _Writes()
             now = int(time.time())
@@ -241,7 +273,7 @@ class Executive:
             elif item is not None:
                 try:
                     self._process_event(batch, writes, item, raw, now)
-                except (redis.ConnectionError, redis.TimeoutError):
+                except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
                     raise  # not the event's fault: run() retries, the event stays in flight
                 except Exception as exc:  # one bad event must not stop the executive
                     log.exception("%s: processing failed; filed as rejected", item.id)
@@ -249,7 +281,7 @@ class Executive:
                     self._reject(writes, raw, now, f"internal error: {exc!r}")
             if not writes.committed:
                 batch.pending.append(writes)
-        self._commit(batch.pending)
+        self._commit(batch, batch.pending)
 
     def _parse(self, raw: bytes) -> Event | InvalidEvent | None:
         try:
@@ -272,11 +304,16 @@ class Executive:
             self._check_tags_at = mono
         return self._check_tags
 
-    def _commit(self, pending: list[_Writes], notify: Any = None) -> None:
-        """One MULTI: the pending events' writes, their in-flight removal, instance TTLs."""
+    def _commit(self, batch: _Batch, pending: list[_Writes], notify: Any = None) -> None:
+        """One MULTI: the pending events' writes (and alerts), their in-flight removal, instance TTLs.
+
+        EXEC fails, and nothing is applied, if another executive took the events back since the guard.
+        """
         if not pending:
             return
-        pipe = self.raw.pipeline(transaction=True)
+        if batch.guard is None:
+            batch.guard = self._guard(batch.in_flight)
+        pipe, batch.guard = batch.guard, None
         pipe.multi()
         merged = _Writes()
         for writes in pending:
@@ -286,7 +323,13 @@ class Executive:
             notify(pipe)
         self.queue.touch_instance(pipe)
         self.queue.commit(pipe, len(pending))
-        pipe.execute()
+        try:
+            pipe.execute()
+        except redis.WatchError:
+            raise _InFlightTaken() from None
+        finally:
+            pipe.reset()
+        batch.in_flight -= len(pending)
         pending.clear()
 
     def _reject(self, writes: _Writes, raw: bytes, now: int, reason: str) -> None:
@@ -406,7 +449,7 @@ class Executive:
     def _notify(self, batch: _Batch, writes: _Writes, snap: CheckSnapshot, event: Event, now: int, counter: int,
                 tags: frozenset[str]) -> None:
         """Generate the notification; commit earlier events, then this one with its alerts."""
-        self._commit(batch.pending)  # the notifier (and 4.1 step 5) must see what earlier events wrote
+        self._commit(batch, batch.pending)  # the notifier (and 4.1 step 5) must see what earlier events wrote
         notification = self._notification(snap, event, now, counter, tags)
         kinds = [notification.type.value] + ([event.state] if event.is_failure else [])
         check_store.write_notification(writes, event.entity, event.check, kinds, now)
@@ -415,7 +458,7 @@ class Executive:
         log.info("%s: %s notification (%s)", event.id, notification.type.value, notification.severity)
         from .notifier import notify
 
-        self._commit([writes], notify=lambda pipe: notify(self.raw, notification, now, self.config, pipe))
+        self._commit(batch, [writes], notify=lambda pipe: notify(self.raw, notification, now, self.config, pipe))
         writes.committed = True
 
     def _notification(self, snap: CheckSnapshot, event: Event, now: int, counter: int,

@@ -30,6 +30,11 @@ def events_archive(hour: str) -> str:
     return f"events_archive:{hour}"
 
 
+def events_archive_pattern() -> str:
+    """SCAN pattern matching every events_archive:* list."""
+    return "events_archive:*"
+
+
 def known_events_archive_keys() -> str:
     """set: names of the events_archive:* lists."""
     return "known_events_archive_keys"

@@ -98,7 +98,8 @@ def build_schedule(entry: Any, zone: tzinfo, *, long_names: bool = True) -> tupl
         schedule.rdate(moment)
     for moment in _time_list(entry.get("extimes"), zone):
         schedule.exdate(moment)
-    return schedule, end.replace(tzinfo=None) - start.replace(tzinfo=None)
+    # absolute seconds, as ice_cube's end_time - start_time (aware datetimes sharing a tzinfo subtract wall-clock)
+    return schedule, timedelta(seconds=end.timestamp() - start.timestamp())
 
 
 def build_rrule(spec: Any, start: datetime, zone: tzinfo, *, long_names: bool = True) -> rrule.rrule:

@@ -52,9 +52,10 @@ def make_event(entity: str, check: str, state: str, tags: list[str], now: float)
 
 def run_stream(client: redis.Redis, entity: str, check: str, state: str, tags: list[str], interval: float,
                minutes: float, recover: bool, say: Callable[[str], None],
-               sleep: Callable[[float], Any] = time.sleep) -> int:
+               sleep: Callable[[float], Any] | None = None) -> int:
     """Send the events, printing a line for each through `say`; return how many were sent."""
     key = f"{entity}:{check}"
+    sleep = sleep or _sleep
     start = time.time()
     sent = 0
     for offset in send_offsets(interval, minutes):
@@ -71,6 +72,11 @@ def run_stream(client: redis.Redis, entity: str, check: str, state: str, tags: l
         push_event(client, make_event(entity, check, "ok", tags, now))
         sent += 1
     return sent
+
+
+def _sleep(seconds: float) -> None:
+    """Wait between events (tests replace this to move a frozen clock instead)."""
+    time.sleep(seconds)
 
 
 def _wait_until(when: float, sleep: Callable[[float], Any]) -> None:

@@ -89,3 +89,29 @@ def test_sigkill_at_random_points_loses_and_repeats_nothing(redis_server: Embedd
     for cid, state in last_state.items():
         entity, check = keys.split_check_id(cid)
         assert real_r.hget(keys.check(entity, check), "state").decode() == state, cid
+
+
+def test_events_taken_back_from_a_stalled_executive_are_applied_once(real_r: redis.Redis,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stalls after taking a batch; its heartbeat lapses; B takes the batch back. A must not apply it."""
+    stream = make_stream(300)
+    real_r.lpush("events", *(json.dumps(e) for e in stream))
+    stalled = Executive(real_r, CONFIG)
+    other = Executive(real_r, CONFIG)
+    other.queue = other.queue.__class__(real_r, "events", "other-host", 4242)
+    load = stalled._load_batch
+
+    def stall_then_load(events: list) -> object:
+        real_r.delete(stalled.queue.heartbeat_key)  # the heartbeat lapsed during a long pause
+        assert other.queue.recover_orphans() == len(events)
+        return load(events)
+
+    monkeypatch.setattr(stalled, "_load_batch", stall_then_load)
+    stalled._boot()
+    stalled._process_batch(stalled.queue.take(100))
+    assert int(real_r.hget(keys.event_counters(), "all") or 0) == 0  # nothing of the batch applied by A
+    monkeypatch.undo()
+    other.drain()
+    stalled.drain()
+    assert int(real_r.hget(keys.event_counters(), "all")) == 300
+    assert in_flight(real_r) == 0

@@ -1,0 +1,234 @@
+"""Notification rules: the stored rule model, validation and matching a notification (engine.md 5.2). Pure.
+
+A rule hash stores lists as JSON text and booleans as 'true'/'false'
+(contract.md section 5); `rule_from_hash`/`rule_to_hash` map it, the store does
+the I/O. `select_media` decides which media of a contact a notification uses.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import tzinfo
+from typing import Any
+
+from .time_restrictions import InvalidTimeRestriction, restrictions_occurring, validate_restriction
+
+log = logging.getLogger(__name__)
+
+ALL_MEDIA = ("email", "sms", "slack", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "sns")
+"""Flapjack 1.6's media list, in its order: the automatic general rule's warning/critical media."""
+
+SEVERITIES = ("unknown", "warning", "critical")
+"""Severities a rule has media lists and blackhole flags for."""
+
+LIST_FIELDS = ("entities", "regex_entities", "tags", "regex_tags", "time_restrictions",
+               "unknown_media", "warning_media", "critical_media")
+"""Rule fields stored as JSON text (any may be JSON null)."""
+
+BOOLEAN_FIELDS = ("unknown_blackhole", "warning_blackhole", "critical_blackhole")
+"""Rule fields stored as 'true'/'false'."""
+
+MATCH_FIELDS = ("entities", "regex_entities", "tags", "regex_tags")
+"""A rule with any of these non-empty is specific; otherwise it is general."""
+
+
+@dataclass(frozen=True)
+class NotificationRule:
+    """One notification rule of a contact; list fields are None when stored as null."""
+
+    id: str
+    contact_id: str
+    entities: list[str] | None = None
+    regex_entities: list[str] | None = None
+    tags: list[str] | None = None
+    regex_tags: list[str] | None = None
+    time_restrictions: list[Any] | None = None
+    unknown_media: list[str] | None = None
+    warning_media: list[str] | None = None
+    critical_media: list[str] | None = None
+    unknown_blackhole: bool = False
+    warning_blackhole: bool = False
+    critical_blackhole: bool = False
+
+    @property
+    def is_specific(self) -> bool:
+        """True when any of entities/regex_entities/tags/regex_tags is non-empty."""
+        return any(getattr(self, name) for name in MATCH_FIELDS)
+
+    def media_for(self, severity: str) -> list[str]:
+        """The rule's media for a severity ([] for `ok` or a null list)."""
+        if severity not in SEVERITIES:
+            return []
+        return list(getattr(self, f"{severity}_media") or [])
+
+    def blackholes(self, severity: str) -> bool:
+        """True when the rule drops every alert of this severity (`ok` never blackholes)."""
+        return severity in SEVERITIES and bool(getattr(self, f"{severity}_blackhole"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of every field (lists as lists, booleans as bool)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MediaChoice:
+    """What a contact's rules decide for one notification."""
+
+    media: tuple[str, ...] = ()
+    blackholed: bool = False
+    matched_rules: tuple[str, ...] = field(default=())
+
+
+# --- mapping to and from the stored hash ---------------------------------
+
+
+def general_rule(contact_id: str, rule_id: str | None = None) -> NotificationRule:
+    """The automatic general rule: all media for warning/critical, none for unknown, no blackholes."""
+    return NotificationRule(
+        id=rule_id or str(uuid.uuid4()), contact_id=contact_id, entities=[], regex_entities=[], tags=[],
+        regex_tags=[], time_restrictions=[], unknown_media=None, warning_media=list(ALL_MEDIA),
+        critical_media=list(ALL_MEDIA))
+
+
+def rule_from_hash(rule_id: str, data: Mapping[str, str]) -> NotificationRule:
+    """A rule from its `notification_rule:ID` hash; legacy `entity_tags` is read as `tags` when `tags` is absent."""
+    data = dict(data)
+    if "tags" not in data and "entity_tags" in data:
+        data["tags"] = data["entity_tags"]
+    lists = {name: _json_list(rule_id, name, data.get(name)) for name in LIST_FIELDS}
+    flags = {name: str(data.get(name, "")).strip().lower() == "true" for name in BOOLEAN_FIELDS}
+    return NotificationRule(id=data.get("id") or rule_id, contact_id=data.get("contact_id", ""), **lists, **flags)
+
+
+def rule_to_hash(rule: NotificationRule) -> dict[str, str]:
+    """The `notification_rule:ID` hash fields of a rule."""
+    fields = {"id": rule.id, "contact_id": rule.contact_id}
+    fields.update({name: json.dumps(getattr(rule, name)) for name in LIST_FIELDS})
+    fields.update({name: "true" if getattr(rule, name) else "false" for name in BOOLEAN_FIELDS})
+    return fields
+
+
+def rule_from_fields(rule_id: str, contact_id: str, fields: Mapping[str, Any]) -> NotificationRule:
+    """A rule from API-style fields (unknown keys ignored, null blackholes false); validate first."""
+    values = {name: fields.get(name) for name in LIST_FIELDS}
+    flags = {name: bool(fields.get(name)) for name in BOOLEAN_FIELDS}
+    return NotificationRule(id=rule_id, contact_id=contact_id, **values, **flags)
+
+
+def update_rule_fields(rule: NotificationRule, fields: Mapping[str, Any]) -> NotificationRule:
+    """A copy of `rule` with the given list/boolean fields replaced (others ignored); validate first."""
+    changes = {k: v for k, v in fields.items() if k in LIST_FIELDS}
+    changes.update({k: bool(v) for k, v in fields.items() if k in BOOLEAN_FIELDS})
+    return replace(rule, **changes)
+
+
+# --- validation (API, engine.md / api-v1.md 7.3) -------------------------
+
+_VALIDATION_MESSAGES = (
+    ("entities", "Rule entities must be a list of strings"),
+    ("regex_entities", "Rule regex_entities must be a list of strings"),
+    ("tags", "Rule tags must be a tag_set of strings"),
+    ("regex_tags", "Rule regex_tags must be a tag_set of strings"),
+    ("time_restrictions", "Rule time restrictions are invalid"),
+    ("unknown_media", "Rule unknown_media must be a list of strings"),
+    ("warning_media", "Rule warning_media must be a list of strings"),
+    ("critical_media", "Rule critical_media must be a list of strings"),
+    ("unknown_blackhole", "Rule unknown_blackhole must be true or false"),
+    ("warning_blackhole", "Rule warning_blackhole must be true or false"),
+    ("critical_blackhole", "Rule critical_blackhole must be true or false"),
+)
+
+
+def validate_rule_fields(fields: Mapping[str, Any]) -> list[str]:
+    """API validation of rule fields: one message per failed check, in api-v1.md 7.3 order ([] = valid)."""
+    errors = []
+    for name, message in _VALIDATION_MESSAGES:
+        value = fields.get(name)
+        if name in BOOLEAN_FIELDS:
+            ok = value is None or isinstance(value, bool)
+        elif name == "time_restrictions":
+            ok = _valid_restrictions(value)
+        else:
+            ok = value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+        if not ok:
+            errors.append(message)
+    return errors
+
+
+def _valid_restrictions(value: Any) -> bool:
+    if value is None:
+        return True
+    if not isinstance(value, list):
+        return False
+    try:
+        for entry in value:
+            validate_restriction(entry, long_names=False)
+    except InvalidTimeRestriction:
+        return False
+    return True
+
+
+# --- matching (engine.md 5.2 steps 1-4) ----------------------------------
+
+
+def rule_matches(rule: NotificationRule, entity: str, tags: Iterable[str], now: int, zone: tzinfo) -> bool:
+    """True when the rule's criteria all match (a general rule has none) and it is occurring at `now`."""
+    tag_set = set(tags)
+    try:
+        criteria = _criteria_match(rule, entity, tag_set)
+    except re.error as exc:
+        log.warning("notification rule %s (contact %s): invalid regex (%s); rule ignored",
+                    rule.id, rule.contact_id, exc)
+        return False
+    return criteria and restrictions_occurring(rule.time_restrictions, now, zone)
+
+
+def select_media(rules: Sequence[NotificationRule], entity: str, tags: Iterable[str], severity: str,
+                 now: int, zone: tzinfo) -> MediaChoice:
+    """Apply a contact's rules to a notification: matching, specific over general, blackholes, media union."""
+    tag_list = list(tags)
+    matching = [rule for rule in rules if rule_matches(rule, entity, tag_list, now, zone)]
+    if any(rule.is_specific for rule in matching):
+        matching = [rule for rule in matching if rule.is_specific]
+    ids = tuple(rule.id for rule in matching)
+    if any(rule.blackholes(severity) for rule in matching):
+        return MediaChoice(blackholed=True, matched_rules=ids)
+    media: list[str] = []
+    for rule in matching:
+        media += [m for m in rule.media_for(severity) if m not in media]
+    return MediaChoice(media=tuple(media), matched_rules=ids)
+
+
+def _criteria_match(rule: NotificationRule, entity: str, tags: set[str]) -> bool:
+    if rule.entities and entity not in rule.entities:
+        return False
+    if rule.regex_entities and not all(p.search(entity) for p in _patterns(rule.regex_entities)):
+        return False
+    if rule.tags and not all(t in tags for t in rule.tags):
+        return False
+    if rule.regex_tags:
+        return all(any(p.search(t) for t in tags) for p in _patterns(rule.regex_tags))
+    return True
+
+
+def _patterns(sources: Sequence[str]) -> list[re.Pattern[str]]:
+    """Compile every pattern first, so an invalid one excludes the rule even after a failing match."""
+    return [re.compile(source) for source in sources]
+
+
+def _json_list(rule_id: str, name: str, text: str | None) -> Any:
+    if text is None or text == "":
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    if value is not None and not isinstance(value, list):
+        log.warning("notification rule %s: field %s is not a JSON list (%.100r); read as null", rule_id, name, text)
+        return None
+    return value

@@ -1,0 +1,551 @@
+"""Contacts in Redis: contact hash, media (address/interval/rollup threshold), time zone, PagerDuty
+credentials, contact tags and notification rules (seed 004 "Contacts", "Notification Rules").
+
+Used by the notifier and the JSON API. Every function takes a client (bytes or
+str replies; reads are decoded here) and writes take an optional pipeline:
+with one, writes are queued on it for the caller to execute; without, they
+run at once in their own MULTI. A contact exists when `contact:ID` has a
+`first_name` field (Flapjack 1.x).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+import weakref
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from .. import keys
+from ..errors import AlreadyExists, NotFound, ValidationError
+from ..rules import NotificationRule, general_rule, rule_from_hash, rule_to_hash
+from ..time_restrictions import is_valid_zone
+from . import decoded
+
+log = logging.getLogger(__name__)
+
+DEFAULT_INTERVAL = 900
+"""Seconds between repeat alerts on a medium when none (or <= 0) is stored."""
+
+CONTACT_FIELDS = ("first_name", "last_name", "email")
+"""Fields of the contact:ID hash."""
+
+PAGERDUTY_FIELDS = ("subdomain", "token", "username", "password")
+"""Fields of contact_pagerduty:ID (the service key is the `pagerduty` medium's address)."""
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A contact's own fields; None when a field is unset."""
+
+    id: str
+    first_name: str | None = None
+    last_name: str | None = None
+    email: str | None = None
+    timezone: str | None = None
+
+
+@dataclass(frozen=True)
+class Medium:
+    """One medium of a contact. `interval`/`rollup_threshold` are the stored values (None = unset)."""
+
+    contact_id: str
+    type: str
+    address: str
+    interval: int | None = None
+    rollup_threshold: int | None = None
+
+    @property
+    def id(self) -> str:
+        """API id `CONTACTID_TYPE`."""
+        return f"{self.contact_id}_{self.type}"
+
+    @property
+    def effective_interval(self) -> int:
+        """Seconds between repeat alerts: the stored interval, or 900 when missing or <= 0."""
+        return self.interval if self.interval and self.interval > 0 else DEFAULT_INTERVAL
+
+    @property
+    def effective_rollup_threshold(self) -> int | None:
+        """The rollup threshold, None when missing, <= 0 or for pagerduty."""
+        if self.type == "pagerduty" or not self.rollup_threshold or self.rollup_threshold <= 0:
+            return None
+        return self.rollup_threshold
+
+
+@dataclass(frozen=True)
+class ContactDetails:
+    """Everything the notifier needs about one contact, loaded in one round trip."""
+
+    contact: Contact
+    media: dict[str, Medium] = field(default_factory=dict)  # hash order of contact_media:ID
+    rule_ids: tuple[str, ...] = ()
+
+
+# --- client helpers ------------------------------------------------------
+
+_decoded: weakref.WeakKeyDictionary[redis.Redis, redis.Redis] = weakref.WeakKeyDictionary()
+
+
+def str_client(client: redis.Redis) -> redis.Redis:
+    """A str-replying client for `client` (cached per client)."""
+    if client.connection_pool.connection_kwargs.get("decode_responses"):
+        return client
+    found = _decoded.get(client)
+    if found is None:
+        found = _decoded[client] = decoded(client)
+    return found
+
+
+@contextmanager
+def writing(client: redis.Redis, pipe: redis.client.Pipeline | None) -> Iterator[Any]:
+    """Yield `pipe`, or a fresh MULTI pipeline executed on exit."""
+    if pipe is not None:
+        yield pipe
+        return
+    own = client.pipeline(transaction=True)
+    yield own
+    own.execute()
+
+
+def to_int(value: Any) -> int | None:
+    """Leading-digits integer of a stored value ("300" -> 300, "12x" -> 12); None when there is none."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    sign, digits = (-1, text[1:]) if text.startswith("-") else (1, text)
+    prefix = ""
+    for char in digits:
+        if not char.isdigit():
+            break
+        prefix += char
+    return sign * int(prefix) if prefix else None
+
+
+# --- contacts ------------------------------------------------------------
+
+
+def contact_exists(client: redis.Redis, contact_id: str) -> bool:
+    """True when contact:ID has a first_name."""
+    return bool(str_client(client).hexists(keys.contact(contact_id), "first_name"))
+
+
+def contact_key_exists(client: redis.Redis, contact_id: str) -> bool:
+    """True when a contact:ID key exists at all (the API's 409 test)."""
+    return bool(str_client(client).exists(keys.contact(contact_id)))
+
+
+def load_contact(client: redis.Redis, contact_id: str) -> Contact | None:
+    """The contact, or None when it does not exist."""
+    found = load_contacts(client, [contact_id])
+    return found[0] if found else None
+
+
+def load_contacts(client: redis.Redis, contact_ids: Sequence[str]) -> list[Contact]:
+    """The existing contacts among `contact_ids`, in that order (unknown ids dropped), in one round trip."""
+    pipe = str_client(client).pipeline(transaction=False)
+    for cid in contact_ids:
+        pipe.hgetall(keys.contact(cid))
+        pipe.get(keys.contact_tz(cid))
+    replies = pipe.execute()
+    contacts = []
+    for i, cid in enumerate(contact_ids):
+        data, tz = replies[2 * i], replies[2 * i + 1]
+        if "first_name" in data:
+            contacts.append(_contact_from(cid, data, tz))
+    return contacts
+
+
+def all_contact_ids(client: redis.Redis) -> list[str]:
+    """Ids of every existing contact (unordered; empty ids skipped)."""
+    c = str_client(client)
+    prefix = keys.contact("")
+    ids = [key[len(prefix):] for key in c.scan_iter(match=keys.contact_pattern(), count=1000)]
+    return [cid for cid in ids if cid and c.type(keys.contact(cid)) == "hash"]
+
+
+def list_contacts(client: redis.Redis) -> list[Contact]:
+    """Every existing contact sorted by (last_name, first_name), null as ''."""
+    contacts = load_contacts(client, all_contact_ids(client))
+    return sorted(contacts, key=lambda c: (c.last_name or "", c.first_name or "", c.id))
+
+
+def create_contact(client: redis.Redis, data: Mapping[str, Any], *, pipe: redis.client.Pipeline | None = None) -> str:
+    """Create a contact from API/import fields; return its id (a new UUID when `id` is absent).
+
+    Fields: id, first_name (stored as '' when missing), last_name, email, timezone
+    (unknown zones ignored), media (legacy object: replaces media and PagerDuty
+    credentials). Creates the automatic general rule. Raises AlreadyExists when
+    contact:ID exists.
+    """
+    contact_id = str(data["id"]) if data.get("id") is not None else str(uuid.uuid4())
+    if contact_key_exists(client, contact_id):
+        raise AlreadyExists(f"contact {contact_id} already exists")
+    fields = {name: _text(data.get(name)) for name in CONTACT_FIELDS if data.get(name) is not None}
+    fields.setdefault("first_name", "")
+    with writing(str_client(client), pipe) as p:
+        p.hset(keys.contact(contact_id), mapping=fields)
+        if data.get("timezone") is not None:
+            set_timezone(client, contact_id, data["timezone"], pipe=p)
+        if data.get("media") is not None:
+            replace_media(client, contact_id, data["media"], pipe=p)
+        save_rule(client, general_rule(contact_id), pipe=p)
+    log.info("contact %s created", contact_id)
+    return contact_id
+
+
+def update_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.Pipeline | None = None,
+                   **fields: Any) -> None:
+    """Set first_name/last_name/email (None removes the field) and/or timezone (None removes, unknown ignored)."""
+    _require_contact(client, contact_id)
+    with writing(str_client(client), pipe) as p:
+        for name, value in fields.items():
+            if name == "timezone":
+                set_timezone(client, contact_id, value, pipe=p)
+            elif name not in CONTACT_FIELDS:
+                raise ValidationError(f"unknown contact field {name!r}")
+            elif value is None:
+                p.hdel(keys.contact(contact_id), name)
+            else:
+                p.hset(keys.contact(contact_id), name, _text(value))
+
+
+def delete_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.Pipeline | None = None) -> None:
+    """Delete a contact entirely: rules, contacts_for:* memberships, drop/rollup keys, media, tz, PagerDuty, tags."""
+    c = str_client(client)
+    rule_ids = c.smembers(keys.contact_notification_rules(contact_id))
+    sets = [k for k in c.scan_iter(match=keys.contacts_for_pattern(), count=1000) if c.type(k) == "set"]
+    tag_sets = list(c.scan_iter(match=keys.contact_tag("*"), count=1000))
+    extra = [k for pattern in (keys.drop_alerts_for_contact(contact_id) + "*",
+                               keys.drop_rollup_alerts_for_contact(contact_id, "*"),
+                               keys.contact_alerting_checks(contact_id, "*"))
+             for k in c.scan_iter(match=pattern, count=1000)]
+    with writing(c, pipe) as p:
+        for rule_id in rule_ids:
+            p.delete(keys.notification_rule(rule_id))
+        for key in sets + tag_sets:
+            p.srem(key, contact_id)
+        p.delete(keys.contact(contact_id), keys.contact_media(contact_id), keys.contact_media_intervals(contact_id),
+                 keys.contact_media_rollup_thresholds(contact_id), keys.contact_tz(contact_id),
+                 keys.contact_pagerduty(contact_id), keys.contact_notification_rules(contact_id), *extra)
+    log.info("contact %s deleted", contact_id)
+
+
+def load_timezone(client: redis.Redis, contact_id: str) -> str | None:
+    """The contact's stored time zone name, or None."""
+    return str_client(client).get(keys.contact_tz(contact_id)) or None
+
+
+def set_timezone(client: redis.Redis, contact_id: str, zone: str | None, *,
+                 pipe: redis.client.Pipeline | None = None) -> bool:
+    """Store a time zone (None removes it); an unknown zone is ignored. Return True when stored/removed."""
+    with writing(str_client(client), pipe) as p:
+        if zone is None:
+            p.delete(keys.contact_tz(contact_id))
+            return True
+        if not is_valid_zone(zone):
+            log.info("contact %s: unknown time zone %r ignored", contact_id, zone)
+            return False
+        p.set(keys.contact_tz(contact_id), zone)
+    return True
+
+
+# --- media ---------------------------------------------------------------
+
+
+def load_media(client: redis.Redis, contact_id: str, *, include_pagerduty: bool = True) -> dict[str, Medium]:
+    """The contact's media keyed by type, in contact_media hash order."""
+    p = str_client(client).pipeline(transaction=False)
+    p.hgetall(keys.contact_media(contact_id))
+    p.hgetall(keys.contact_media_intervals(contact_id))
+    p.hgetall(keys.contact_media_rollup_thresholds(contact_id))
+    media = _media_from(contact_id, *p.execute())
+    if not include_pagerduty:
+        media.pop("pagerduty", None)
+    return media
+
+
+def load_medium(client: redis.Redis, contact_id: str, medium: str) -> Medium | None:
+    """One medium of a contact, or None when it has no address for it."""
+    return load_media(client, contact_id).get(medium)
+
+
+def set_medium(client: redis.Redis, contact_id: str, medium: str, address: str, interval: int | None = None,
+               rollup_threshold: int | None = None, *, pipe: redis.client.Pipeline | None = None) -> None:
+    """Upsert a medium: set its address; set interval/rollup_threshold, or remove them when None."""
+    with writing(str_client(client), pipe) as p:
+        p.hset(keys.contact_media(contact_id), medium, _text(address))
+        _set_or_remove(p, keys.contact_media_intervals(contact_id), medium, interval)
+        _set_or_remove(p, keys.contact_media_rollup_thresholds(contact_id), medium, rollup_threshold)
+
+
+def update_medium(client: redis.Redis, contact_id: str, medium: str, *, address: Any = _UNSET,
+                  interval: Any = _UNSET, rollup_threshold: Any = _UNSET,
+                  pipe: redis.client.Pipeline | None = None) -> None:
+    """Change only the given fields of a medium (None for interval/rollup_threshold removes the setting)."""
+    with writing(str_client(client), pipe) as p:
+        if address is not _UNSET:
+            p.hset(keys.contact_media(contact_id), medium, _text(address))
+        if interval is not _UNSET:
+            _set_or_remove(p, keys.contact_media_intervals(contact_id), medium, interval)
+        if rollup_threshold is not _UNSET:
+            _set_or_remove(p, keys.contact_media_rollup_thresholds(contact_id), medium, rollup_threshold)
+
+
+def delete_medium(client: redis.Redis, contact_id: str, medium: str, *,
+                  pipe: redis.client.Pipeline | None = None) -> None:
+    """Remove a medium's address, interval and rollup threshold."""
+    with writing(str_client(client), pipe) as p:
+        p.hdel(keys.contact_media(contact_id), medium)
+        p.hdel(keys.contact_media_intervals(contact_id), medium)
+        p.hdel(keys.contact_media_rollup_thresholds(contact_id), medium)
+
+
+def replace_media(client: redis.Redis, contact_id: str, media: Mapping[str, Any], *,
+                  pipe: redis.client.Pipeline | None = None) -> None:
+    """Replace all media and PagerDuty credentials from the legacy `media` object of a contact.
+
+    `{"email": {"address", "interval", "rollup_threshold"}, "pagerduty": {"service_key",
+    "subdomain", "token", "username", "password"}}`; a bare string value is the address.
+    """
+    if not isinstance(media, Mapping):
+        raise ValidationError("media must be an object")
+    with writing(str_client(client), pipe) as p:
+        p.delete(keys.contact_media(contact_id), keys.contact_media_intervals(contact_id),
+                 keys.contact_media_rollup_thresholds(contact_id), keys.contact_pagerduty(contact_id))
+        for medium, details in media.items():
+            details = {"address": details} if isinstance(details, str) else dict(details or {})
+            if medium == "pagerduty":
+                set_pagerduty_credentials(client, contact_id, details, pipe=p)
+            elif details.get("address") is not None:
+                set_medium(client, contact_id, medium, details["address"], to_int(details.get("interval")),
+                           to_int(details.get("rollup_threshold")), pipe=p)
+
+
+# --- PagerDuty credentials -----------------------------------------------
+
+
+def load_pagerduty_credentials(client: redis.Redis, contact_id: str) -> dict[str, str] | None:
+    """`{service_key, subdomain, token, username, password}` ('' when unset), or None without a service key."""
+    p = str_client(client).pipeline(transaction=False)
+    p.hget(keys.contact_media(contact_id), "pagerduty")
+    p.hgetall(keys.contact_pagerduty(contact_id))
+    service_key, details = p.execute()
+    if service_key is None:
+        return None
+    return {"service_key": service_key, **{name: details.get(name, "") for name in PAGERDUTY_FIELDS}}
+
+
+def set_pagerduty_credentials(client: redis.Redis, contact_id: str, credentials: Mapping[str, Any], *,
+                              pipe: redis.client.Pipeline | None = None) -> None:
+    """Create or overwrite a contact's credentials (missing fields stored as '')."""
+    with writing(str_client(client), pipe) as p:
+        p.hset(keys.contact_media(contact_id), "pagerduty", _text(credentials.get("service_key") or ""))
+        p.delete(keys.contact_pagerduty(contact_id))
+        p.hset(keys.contact_pagerduty(contact_id),
+               mapping={name: _text(credentials.get(name) or "") for name in PAGERDUTY_FIELDS})
+
+
+def update_pagerduty_credentials(client: redis.Redis, contact_id: str, *,
+                                 pipe: redis.client.Pipeline | None = None, **fields: Any) -> None:
+    """Replace some of service_key/subdomain/token/username/password (creating empty credentials first)."""
+    current = load_pagerduty_credentials(client, contact_id) or {}
+    unknown = set(fields) - {"service_key", *PAGERDUTY_FIELDS}
+    if unknown:
+        raise ValidationError(f"unknown pagerduty credential fields: {', '.join(sorted(unknown))}")
+    set_pagerduty_credentials(client, contact_id, {**current, **fields}, pipe=pipe)
+
+
+def delete_pagerduty_credentials(client: redis.Redis, contact_id: str, *,
+                                 pipe: redis.client.Pipeline | None = None) -> None:
+    """Remove the service key (pagerduty medium) and contact_pagerduty:ID."""
+    with writing(str_client(client), pipe) as p:
+        p.hdel(keys.contact_media(contact_id), "pagerduty")
+        p.hdel(keys.contact_media_intervals(contact_id), "pagerduty")
+        p.delete(keys.contact_pagerduty(contact_id))
+
+
+# --- contact tags --------------------------------------------------------
+
+
+def add_contact_tags(client: redis.Redis, contact_id: str, tags: Iterable[str], *,
+                     pipe: redis.client.Pipeline | None = None) -> None:
+    """Add the contact to contact_tag:TAG for each tag."""
+    with writing(str_client(client), pipe) as p:
+        for tag in tags:
+            p.sadd(keys.contact_tag(tag), contact_id)
+
+
+def remove_contact_tags(client: redis.Redis, contact_id: str, tags: Iterable[str], *,
+                        pipe: redis.client.Pipeline | None = None) -> None:
+    """Remove the contact from contact_tag:TAG for each tag."""
+    with writing(str_client(client), pipe) as p:
+        for tag in tags:
+            p.srem(keys.contact_tag(tag), contact_id)
+
+
+def contact_tags(client: redis.Redis, contact_id: str) -> list[str]:
+    """Sorted tags of a contact (scans contact_tag:*)."""
+    c = str_client(client)
+    prefix = keys.contact_tag("")
+    return sorted(k[len(prefix):] for k in c.scan_iter(match=keys.contact_tag("*"), count=1000)
+                  if c.sismember(k, contact_id))
+
+
+# --- notification rules --------------------------------------------------
+
+
+def rule_ids(client: redis.Redis, contact_id: str) -> list[str]:
+    """Sorted ids of a contact's notification rules."""
+    return sorted(str_client(client).smembers(keys.contact_notification_rules(contact_id)))
+
+
+def load_rule(client: redis.Redis, rule_id: str) -> NotificationRule | None:
+    """A rule by id, or None."""
+    data = str_client(client).hgetall(keys.notification_rule(rule_id))
+    return rule_from_hash(rule_id, data) if data else None
+
+
+def load_rules_by_id(client: redis.Redis, ids: Sequence[str]) -> list[NotificationRule]:
+    """The existing rules among `ids`, in that order, in one round trip."""
+    p = str_client(client).pipeline(transaction=False)
+    for rule_id in ids:
+        p.hgetall(keys.notification_rule(rule_id))
+    return [rule_from_hash(rid, data) for rid, data in zip(ids, p.execute(), strict=True) if data]
+
+
+def load_rules(client: redis.Redis, contact_id: str, *, ensure_general: bool = True,
+               pipe: redis.client.Pipeline | None = None) -> list[NotificationRule]:
+    """A contact's rules; when `ensure_general` and none is general, the automatic general rule is created
+    (written to `pipe` if given) and returned first."""
+    rules = load_rules_by_id(client, rule_ids(client, contact_id))
+    if ensure_general:
+        rules = ensure_general_rule(client, contact_id, rules, pipe=pipe)
+    return rules
+
+
+def ensure_general_rule(client: redis.Redis, contact_id: str, rules: list[NotificationRule], *,
+                        pipe: redis.client.Pipeline | None = None) -> list[NotificationRule]:
+    """`rules`, with a new automatic general rule saved and put first when every rule is specific."""
+    if any(not rule.is_specific for rule in rules):
+        return rules
+    rule = general_rule(contact_id)
+    save_rule(client, rule, pipe=pipe)
+    log.info("contact %s: automatic general rule %s created", contact_id, rule.id)
+    return [rule, *rules]
+
+
+def all_rule_ids(client: redis.Redis) -> list[str]:
+    """Ids of every rule of every existing contact."""
+    c = str_client(client)
+    p = c.pipeline(transaction=False)
+    ids = all_contact_ids(client)
+    for cid in ids:
+        p.smembers(keys.contact_notification_rules(cid))
+    return [rid for members in p.execute() for rid in sorted(members) if rid]
+
+
+def save_rule(client: redis.Redis, rule: NotificationRule, *, pipe: redis.client.Pipeline | None = None) -> None:
+    """Write a rule's hash and add it to its contact's rule set."""
+    with writing(str_client(client), pipe) as p:
+        p.delete(keys.notification_rule(rule.id))
+        p.hset(keys.notification_rule(rule.id), mapping=rule_to_hash(rule))
+        p.sadd(keys.contact_notification_rules(rule.contact_id), rule.id)
+
+
+def create_rule(client: redis.Redis, rule: NotificationRule, *, pipe: redis.client.Pipeline | None = None) -> None:
+    """Save a new rule; raises NotFound for an unknown contact, AlreadyExists for a taken id."""
+    _require_contact(client, rule.contact_id)
+    if str_client(client).exists(keys.notification_rule(rule.id)):
+        raise AlreadyExists(f"a notification rule already exists with id '{rule.id}'")
+    save_rule(client, rule, pipe=pipe)
+
+
+def delete_rule(client: redis.Redis, rule_id: str, *, pipe: redis.client.Pipeline | None = None) -> None:
+    """Remove a rule from its owner's set and delete its hash; raises NotFound for an unknown rule."""
+    rule = load_rule(client, rule_id)
+    if rule is None:
+        raise NotFound(f"could not find notification rule '{rule_id}'")
+    with writing(str_client(client), pipe) as p:
+        p.srem(keys.contact_notification_rules(rule.contact_id), rule_id)
+        p.delete(keys.notification_rule(rule_id))
+
+
+def move_rule(client: redis.Redis, rule_id: str, contact_id: str, *,
+              pipe: redis.client.Pipeline | None = None) -> None:
+    """Give a rule to another contact (removed from its previous owner's set)."""
+    rule = load_rule(client, rule_id)
+    if rule is None:
+        raise NotFound(f"could not find notification rule '{rule_id}'")
+    with writing(str_client(client), pipe) as p:
+        p.srem(keys.contact_notification_rules(rule.contact_id), rule_id)
+        p.hset(keys.notification_rule(rule_id), "contact_id", contact_id)
+        p.sadd(keys.contact_notification_rules(contact_id), rule_id)
+
+
+# --- the notifier's batched read -----------------------------------------
+
+
+def load_contact_details(client: redis.Redis, contact_ids: Sequence[str]) -> list[ContactDetails]:
+    """Contact, media (with intervals and thresholds) and rule ids of the existing contacts among
+    `contact_ids`, in order, de-duplicated, in one round trip."""
+    ids = list(dict.fromkeys(contact_ids))
+    p = str_client(client).pipeline(transaction=False)
+    for cid in ids:
+        for key in (keys.contact(cid), keys.contact_media(cid), keys.contact_media_intervals(cid),
+                    keys.contact_media_rollup_thresholds(cid)):
+            p.hgetall(key)
+        p.get(keys.contact_tz(cid))
+        p.smembers(keys.contact_notification_rules(cid))
+    replies = p.execute()
+    found = []
+    for i, cid in enumerate(ids):
+        data, media, intervals, thresholds, tz, rules = replies[6 * i:6 * i + 6]
+        if "first_name" not in data:
+            continue
+        found.append(ContactDetails(contact=_contact_from(cid, data, tz),
+                                    media=_media_from(cid, media, intervals, thresholds),
+                                    rule_ids=tuple(sorted(rules))))
+    return found
+
+
+# --- private helpers -----------------------------------------------------
+
+
+def _require_contact(client: redis.Redis, contact_id: str) -> None:
+    if not contact_exists(client, contact_id):
+        raise NotFound(f"could not find contact '{contact_id}'")
+
+
+def _contact_from(contact_id: str, data: Mapping[str, str], tz: str | None) -> Contact:
+    return Contact(id=contact_id, first_name=data.get("first_name"), last_name=data.get("last_name"),
+                   email=data.get("email"), timezone=tz or None)
+
+
+def _media_from(contact_id: str, media: Mapping[str, str], intervals: Mapping[str, str],
+                thresholds: Mapping[str, str]) -> dict[str, Medium]:
+    return {name: Medium(contact_id=contact_id, type=name, address=address,
+                         interval=to_int(intervals.get(name)), rollup_threshold=to_int(thresholds.get(name)))
+            for name, address in media.items()}
+
+
+def _set_or_remove(p: Any, key: str, name: str, value: Any) -> None:
+    if value is None:
+        p.hdel(key, name)
+    else:
+        number = to_int(value)
+        if number is None:
+            raise ValidationError(f"{name}: {value!r} is not an integer")
+        p.hset(key, name, str(number))
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)

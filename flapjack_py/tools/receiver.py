@@ -1,0 +1,246 @@
+"""`flapjack receiver ...`: turn other systems' output into Flapjack events (engine.md 8).
+
+Receivers run in the foreground (stop them with Ctrl-C or SIGTERM); start/restart of the
+Nagios and NSCA receivers ignore --daemonize, and stop/status report that nothing runs in the background.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import click
+import redis
+
+from ..config import Config
+from ..store.events import push_event
+from . import httpbroker, json_feed, mirror, nagios
+from .session import redis_client
+
+log = logging.getLogger(__name__)
+
+NAGIOS_HELP = """Nagios receiver: reads the Nagios perfdata named pipe.
+
+\b
+nagios.cfg needs:
+  host_perfdata_file=/var/cache/nagios3/event_stream.fifo
+  service_perfdata_file=/var/cache/nagios3/event_stream.fifo
+  host_perfdata_file_template=[HOSTPERFDATA]\\t$TIMET$\\t$HOSTNAME$\\tHOST\\t$HOSTSTATE$\\t$HOSTEXECUTIONTIME$\\t$HOSTLATENCY$\\t$HOSTOUTPUT$\\t$HOSTPERFDATA$
+  service_perfdata_file_template=[SERVICEPERFDATA]\\t$TIMET$\\t$HOSTNAME$\\t$SERVICEDESC$\\t$SERVICESTATE$\\t$SERVICEEXECUTIONTIME$\\t$SERVICELATENCY$\\t$SERVICEOUTPUT$\\t$SERVICEPERFDATA$
+  host_perfdata_file_mode=p
+  service_perfdata_file_mode=p
+and the pipe: mkfifo -m 0666 /var/cache/nagios3/event_stream.fifo
+"""
+
+
+@click.group()
+def receiver() -> None:
+    """Receive events from external systems and send them to Flapjack."""
+
+
+# --- json, oneoff ------------------------------------------------------------
+
+
+@receiver.command("json")
+@click.option("-f", "--from", "source", type=click.File("r", encoding="utf-8"),
+              help="File of JSON events [default: standard input, which must not be a terminal].")
+@click.pass_obj
+def json_command(config: Config, source: Any) -> None:
+    """Queue a stream of concatenated JSON events, validating each."""
+    stream = source or click.get_text_stream("stdin")
+    if source is None and stream.isatty():
+        click.echo("No file provided, and STDIN is from terminal! Exiting...", err=True)
+        sys.exit(1)
+    with redis_client(config) as client:
+        json_feed.feed(client, json_feed.split_stream(json_feed.read_chunks(stream)), click.echo)
+    click.echo("Done.")
+
+
+@receiver.command()
+@click.argument("entity")
+@click.argument("check")
+@click.argument("state")
+@click.argument("summary")
+@click.option("--server", metavar="HOST:PORT", help="Redis to queue on [default: the configured Redis].")
+@click.option("--database", type=int, default=0, show_default=True, help="Redis database number (with --server).")
+@click.option("--debug", is_flag=True, help="Print the event queued.")
+@click.pass_obj
+def oneoff(config: Config, entity: str, check: str, state: str, summary: str, server: str | None, database: int,
+           debug: bool) -> None:
+    """Queue one service event ENTITY CHECK STATE SUMMARY."""
+    event, errors = json_feed.validate(json.dumps(json_feed.oneoff_event(entity, check, state, summary, time.time())),
+                                       time.time())
+    if event is None:
+        raise click.UsageError(f"not a valid event: {', '.join(errors)}")
+    _with_client(config, server, database, lambda c: push_event(c, event))
+    if debug:
+        click.echo(f"Enqueued event data, {json.dumps(event)}")
+
+
+# --- nagios, nsca --------------------------------------------------------------
+
+
+def _fifo_group(name: str, parse: Callable[[str], dict[str, Any]], help_text: str) -> click.Group:
+    """The start|stop|restart|status group of a FIFO-reading receiver (run in the foreground)."""
+    group = click.Group(name, help=help_text)
+
+    @group.command("start")
+    @click.option("-f", "--fifo", default=nagios.DEFAULT_FIFO, show_default=True, help="PATH of the named pipe.")
+    @click.option("-d/-D", "--daemonize/--no-daemonize", default=False,
+                  help="Accepted for compatibility; the receiver always runs in the foreground.")
+    @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
+    @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
+    @click.pass_obj
+    def start(config: Config, fifo: str, **_: Any) -> None:
+        """Read the named pipe and queue its records, in the foreground."""
+        _run_fifo(config, fifo, parse, name)
+
+    @group.command("restart")
+    @click.option("-f", "--fifo", default=nagios.DEFAULT_FIFO, show_default=True, help="PATH of the named pipe.")
+    @click.option("-p", "--pidfile", help="Accepted for compatibility.")
+    @click.option("-l", "--logfile", help="Accepted for compatibility.")
+    @click.pass_obj
+    def restart(config: Config, fifo: str, **_: Any) -> None:
+        """Same as start: there is no background receiver to stop."""
+        _run_fifo(config, fifo, parse, name)
+
+    @group.command("stop")
+    @click.option("-p", "--pidfile", help="Accepted for compatibility.")
+    def stop(**_: Any) -> None:
+        """Report that no background receiver runs (stop a foreground one with Ctrl-C)."""
+        click.echo(f"{name}-receiver is not running.")
+        sys.exit(1)
+
+    @group.command("status")
+    @click.option("-p", "--pidfile", help="Accepted for compatibility.")
+    def status(**_: Any) -> None:
+        """Report that no background receiver runs (exit 3)."""
+        click.echo(f"{name}-receiver is not running")
+        sys.exit(3)
+
+    return group
+
+
+def _run_fifo(config: Config, fifo: str, parse: Callable[[str], dict[str, Any]], name: str) -> None:
+    try:
+        nagios.check_fifo(fifo)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-f' / '--fifo'") from None
+    click.echo(f"{name}-receiver reading {fifo} (Ctrl-C to stop)")
+    with redis_client(config) as client:
+        try:
+            nagios.run_forever(client, fifo, parse, click.echo, time.sleep)
+        except KeyboardInterrupt:
+            click.echo(f"{name}-receiver stopped")
+
+
+receiver.add_command(_fifo_group("nagios", nagios.parse_nagios_line, NAGIOS_HELP))
+receiver.add_command(_fifo_group(
+    "nsca", nagios.parse_nsca_line,
+    "NSCA receiver: reads `[TS] PROCESS_SERVICE_CHECK_RESULT;host;service;code;output` lines from a named pipe."))
+
+
+# --- httpbroker ------------------------------------------------------------------
+
+
+@receiver.command("httpbroker")
+@click.option("--port", type=int, default=3090, envvar="PORT", show_default=True,
+              help="Port to listen on [env PORT].")
+@click.option("--bind", default="", help="Address to listen on [default: all].")
+@click.option("--server", metavar="HOST:PORT", help="Redis to queue on [default: the configured Redis].")
+@click.option("--database", type=int, default=0, show_default=True, help="Redis database number (with --server).")
+@click.option("--interval", type=float, default=10.0, show_default=True, help="Seconds between sends of the cache.")
+@click.option("--debug", is_flag=True, help="Log every request.")
+@click.pass_obj
+def httpbroker_command(config: Config, port: int, bind: str, server: str | None, database: int, interval: float,
+                       debug: bool) -> None:
+    """HTTP cache of check states: POST/GET /state; every interval each state is sent as an event."""
+    if interval <= 0:
+        raise click.BadParameter("must be greater than 0", param_hint="'--interval'")
+    if debug:
+        logging.getLogger(httpbroker.__name__).setLevel(logging.DEBUG)
+    _with_client(config, server, database, lambda c: _serve_broker(c, bind, port, interval))
+
+
+
+def _serve_broker(client: redis.Redis, bind: str, port: int, interval: float) -> None:
+    cache, stop = httpbroker.StateCache(), threading.Event()
+    http = httpbroker.make_server(cache, bind, port)
+    sender = threading.Thread(target=httpbroker.run_sender, args=(client, cache, interval, stop), daemon=True)
+    sender.start()
+    click.echo(f"httpbroker listening on {bind or '*'}:{http.server_address[1]}, sending every {interval}s")
+    try:
+        http.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("httpbroker stopped")
+    finally:
+        stop.set()
+        http.server_close()
+
+
+# --- mirror ------------------------------------------------------------------------
+
+
+@receiver.command("mirror")
+@click.option("-s", "--source", required=True, metavar="URL", help="Redis URL of the Flapjack to mirror.")
+@click.option("-d", "--dest", metavar="URL", help="Redis URL to queue on [default: the configured Redis].")
+@click.option("-i", "--include", metavar="REGEX", help="Only events whose ENTITY:CHECK matches this regex.")
+@click.option("-a", "--all", "from_oldest", is_flag=True, help="Replay from the oldest archive.")
+@click.option("-f", "--follow", is_flag=True, help="Keep following new archived events.")
+@click.option("-l", "--last", help="Unimplemented.")
+@click.option("-t", "--time", "at_time", help="Unimplemented.")
+@click.pass_obj
+def mirror_command(config: Config, source: str, dest: str | None, include: str | None, from_oldest: bool,
+                   follow: bool, last: str | None, at_time: str | None) -> None:
+    """Replay events archived by another Flapjack (needs --all and/or --follow)."""
+    if last or at_time:
+        raise click.UsageError("--last and --time are unimplemented")
+    if not (from_oldest or follow):
+        raise click.UsageError("one or both of --follow or --all is required")
+    pattern = _regex(include)
+    src = redis.Redis.from_url(source)
+    archives = mirror.archive_names(src)
+    if not archives:
+        raise click.ClickException("found no archives!")
+    click.echo(f"found archives: {', '.join(archives)}")
+    pos = mirror.start_position(src, archives, from_oldest)
+    run = lambda c: mirror.mirror(src, c, pos, pattern, follow, time.sleep, click.echo)  # noqa: E731
+    read = _with_client(config, dest, None, run)
+    click.echo(f"{read} events mirrored")
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _with_client(config: Config, server: str | None, database: int | None, work: Callable[[redis.Redis], Any]) -> Any:
+    """Run `work` with a client of --server (HOST:PORT or URL) if given, else of the configured Redis."""
+    if server is None:
+        with redis_client(config) as client:
+            return work(client)
+    url = server if "://" in server else f"redis://{server}/{database or 0}"
+    client = redis.Redis.from_url(url)
+    try:
+        return work(client)
+    finally:
+        client.close()
+
+
+def _echo_if(enabled: bool) -> Callable[[str], None]:
+    return click.echo if enabled else (lambda _: None)
+
+
+def _regex(text: str | None) -> re.Pattern[str] | None:
+    if text is None:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise click.BadParameter(str(exc), param_hint="'-i' / '--include'") from None
+
+
