@@ -1,0 +1,38 @@
+"""Opening Redis: the configured URL (warning when persistence is off) or the embedded server."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from flapjack_py.config import load_config
+from flapjack_py.connection import open_redis
+from flapjack_py.embedded_redis import EmbeddedRedis
+
+pytestmark = pytest.mark.real
+
+
+def test_configured_server_without_persistence_is_warned_about(redis_server: EmbeddedRedis,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    client, embedded = open_redis(load_config({"redis": {"url": redis_server.url}}))
+    assert embedded is None and client.ping()
+    assert "persistence off" in caplog.text
+
+
+def test_no_url_starts_a_persistent_embedded_server(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    client, embedded = open_redis(load_config({"redis": {"data_dir": str(tmp_path)}}))
+    try:
+        assert embedded is not None
+        client.lpush("events", "x")
+        conf = client.config_get("appendonly")
+        assert (conf.get("appendonly") or conf.get(b"appendonly")) in ("yes", b"yes")
+        assert "persistence off" not in caplog.text
+    finally:
+        embedded.stop()
+    # the append-only file brings the queued event back after a restart
+    with EmbeddedRedis(tmp_path, persistent=True) as again:
+        assert again.client().lrange("events", 0, -1) == [b"x"]
