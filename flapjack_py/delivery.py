@@ -24,7 +24,8 @@ DELIVER_FUNC = "gateways.worker.deliver"
 """Dotted path of the rq job function; its one argument is the alert payload (a dict)."""
 
 RETRY_INTERVALS = (10, 30, 60, 120, 300)
-"""Seconds between delivery attempts; later attempts reuse the last value."""
+"""Seconds between delivery attempts (`gateways.<medium>.retry_intervals` overrides);
+later attempts reuse the last value."""
 
 
 _queues: dict[tuple[int, str], Queue] = {}
@@ -58,7 +59,8 @@ def enqueue_alert(connection: redis.Redis, pipe: redis.client.Pipeline, alert: M
         log.warning("alert %s: gateway %s is not enabled; recorded as undeliverable", alert["id"], medium)
         return status
     retries = int(config.gateway(medium).get("retries", 3))
-    retry = Retry(max=retries, interval=list(RETRY_INTERVALS[:retries])) if retries else None
+    intervals = config.gateway(medium).get("retry_intervals") or RETRY_INTERVALS
+    retry = Retry(max=retries, interval=[int(i) for i in intervals][:retries]) if retries else None
     queue_for(connection, medium).enqueue_call(
         DELIVER_FUNC, args=(dict(record),), job_id=alert["id"], retry=retry, pipeline=pipe,
         result_ttl=3600, failure_ttl=7 * 86400,

@@ -1,20 +1,236 @@
 """Render an alert's subject and body from gateways/templates/<medium>/ (engine.md section 6).
 
-STUB: the gateways work (issue 6) replaces this with Jinja2 templates carrying
-engine.md section 6 wording. The signature is the seam the notifier calls.
+The notifier calls `render_alert` when it builds an alert, so the payload and
+the `alert:ID` record carry the text; gateways send that text. Templates are
+Jinja2; `gateways.<medium>.templates` overrides them, either as a directory
+(files named like the package's) or as a mapping `{"alert.text": "/path"}`.
+Media without a directory of their own use `templates/text/` (the SMS wording).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import logging
+import os
+import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+import jinja2
+
 from flapjack_py.config import Config
+from flapjack_py.durations import MONTH, YEAR, words
+
+log = logging.getLogger(__name__)
+
+TEMPLATE_DIR = Path(__file__).parent / "templates"
+SUBJECT_MEDIA = ("email", "sns", "apprise")
+"""Media whose alerts carry a subject (the email-style one)."""
+SNS_SUBJECT_MAX = 100
+ROLLUP_STATES = ("critical", "warning", "unknown")
+_DUR_UNITS = (("mo", MONTH), ("day", 86400), ("hr", 3600), ("min", 60))
 
 
 def render_alert(alert: Mapping[str, Any], config: Config) -> tuple[str, str]:
-    """Return (subject, body) for `alert` on its medium (`alert["media"]`)."""
-    entity, _, check = str(alert.get("event_id", alert.get("check", ""))).partition(":")
-    title = str(alert.get("notification_type", alert.get("type", ""))).title()
-    text = f"{title}: '{check}' on {entity} is {str(alert.get('state', '')).title()}"
-    return (text if alert.get("media") in ("email", "sns") else ""), text
+    """Return (subject, body) for `alert` on its medium (`alert["media"]`).
+
+    The subject is the email-style subject for email, SNS (cut to 100 chars) and
+    apprise, and empty for other media; the body is the medium's text.
+    """
+    medium = str(alert.get("media", ""))
+    kind = "rollup" if alert.get("rollup") else "alert"
+    body = render_template(medium, f"{kind}.text", alert, config)
+    subject = ""
+    if medium in SUBJECT_MEDIA:
+        subject = render_template("email", f"{kind}_subject.text", alert, config, override_medium=medium)
+        if medium == "sns":
+            subject = truncate(subject, SNS_SUBJECT_MAX)
+    return subject, body
+
+
+def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Config,
+                    override_medium: str | None = None) -> str:
+    """Render one named template of a medium (e.g. `alert.html` of email) for an alert.
+
+    One-line templates (names ending `subject.text`, and every non-email text) are stripped.
+    """
+    settings = config.gateway(override_medium or medium)
+    env = _environment(medium, _override_key(settings.get("templates")))
+    text = env.get_template(name).render(alert_context(alert, settings))
+    if medium != "email" or "subject" in name:
+        return " ".join(text.split("\n")).strip()
+    return text
+
+
+def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The variables templates see: the payload's fields plus the engine.md 6.1 wording."""
+    settings = settings or {}
+    entity, _, check = str(alert.get("event_id") or alert.get("check") or "").partition(":")
+    type_ = str(alert.get("notification_type") or alert.get("type") or "")
+    state = str(alert.get("state") or "")
+    when = _int(alert.get("time")) or _int(alert.get("timestamp")) or 0
+    rollup = [_rollup_row(cid, info) for cid, info in (alert.get("rollup_alerts") or {}).items()]
+    state_duration = _int(alert.get("state_duration"))
+    ctx = dict(alert)
+    ctx.update(
+        entity=entity, check_name=check, type_title=type_title(type_, str(alert.get("rollup") or "")),
+        state_title=state_title(state), state_clause=state_clause(type_, state),
+        ack_clause=ack_clause(type_, _int(alert.get("duration"))),
+        summary=alert.get("summary") or "", details=alert.get("details") or "",
+        time_local=local_time(_int(alert["time"])) if _int(alert.get("time")) else "",
+        time_short=short_time(when),
+        duration_text=dur(state_duration) if state_duration and state_duration > 40 else "",
+        last_state_title=state_title(str(alert["last_state"])) if alert.get("last_state") else "",
+        last_summary=alert.get("last_summary") or "",
+        first_name=alert.get("contact_first_name") or "",
+        rollup_rows=sorted(rollup, key=lambda row: row["duration"]),
+        rollup_summary=rollup_summary(alert.get("rollup_alerts") or {}),
+        rollup_detail_3=rollup_detail(alert.get("rollup_alerts") or {}, 3),
+        rollup_detail_10=rollup_detail(alert.get("rollup_alerts") or {}, 10),
+        rollup_threshold=alert.get("rollup_threshold") or "",
+        alias=settings.get("alias") or "flapjack",
+        ack_hash=alert.get("event_hash") or ack_hash(f"{entity}:{check}"),
+        show_ackid=state != "ok" and type_ not in ("test", "acknowledgement"),
+    )
+    return ctx
+
+
+# --- engine.md 6.1 wording ---------------------------------------------------
+
+
+def type_title(type_: str, rollup: str = "") -> str:
+    """`Problem`, `Recovery`, ...; `Problem summary` / `Problem summaries finishing` for rollups."""
+    if rollup == "problem":
+        return "Problem summary"
+    if rollup == "recovery":
+        return "Problem summaries finishing"
+    return type_.title()
+
+
+def state_title(state: str) -> str:
+    """`OK` for ok, else the words capitalised: `Critical`, `Test Notifications`."""
+    if state == "ok":
+        return "OK"
+    return " ".join(word.capitalize() for word in state.split("_"))
+
+
+def state_clause(type_: str, state: str) -> str:
+    """` is <StateTitle>`, empty for acknowledgements and tests."""
+    return "" if type_ in ("acknowledgement", "test") else f" is {state_title(state)}"
+
+
+def ack_clause(type_: str, duration: int | None) -> str:
+    """For acknowledgements: `, unscheduled maintenance created for <words(duration)>` (jabber, pagerduty)."""
+    if type_ != "acknowledgement":
+        return ""
+    return f" has been acknowledged, unscheduled maintenance created for {words(duration or 14400)}"
+
+
+def local_time(ts: int) -> str:
+    """`YYYY-MM-DD HH:MM:SS +ZZZZ` in the host's local zone."""
+    return time.strftime("%Y-%m-%d %H:%M:%S %z", time.localtime(ts))
+
+
+def short_time(ts: int) -> str:
+    """`D Mon HH:MM` in the host's local zone, day not padded: `1 Feb 08:01`."""
+    tm = time.localtime(ts)
+    return f"{tm.tm_mday} {time.strftime('%b %H:%M', tm)}"
+
+
+def dur(seconds: int | None) -> str:
+    """Elapsed time as `1 hr 5 mins 0 secs` (years only when they divide better than months)."""
+    rest = max(int(seconds or 0), 0)
+    parts = []
+    if rest % YEAR < rest % MONTH:
+        years, rest = divmod(rest, YEAR)
+        parts.append(_unit(years, "yr"))
+    for name, size in _DUR_UNITS:
+        n, rest = divmod(rest, size)
+        if n:
+            parts.append(_unit(n, name))
+    parts.append(_unit(rest, "sec"))
+    return " ".join(parts)
+
+
+def rollup_summary(rollup_alerts: Mapping[str, Mapping[str, Any]]) -> str:
+    """`Critical: 2, Warning: 1` over the rollup alerts' states."""
+    groups = _by_state(rollup_alerts)
+    return ", ".join(f"{state_title(s)}: {len(groups[s])}" for s in ROLLUP_STATES if groups[s])
+
+
+def rollup_detail(rollup_alerts: Mapping[str, Mapping[str, Any]], limit: int) -> str:
+    """`Critical: a:x, b:y, ...; Warning: c:z` listing at most `limit` check ids per state."""
+    groups = _by_state(rollup_alerts)
+    out = []
+    for state in ROLLUP_STATES:
+        ids = groups[state]
+        if ids:
+            shown = ids[:limit] + (["..."] if len(ids) > limit else [])
+            out.append(f"{state_title(state)}: {', '.join(shown)}")
+    return "; ".join(out)
+
+
+def truncate(text: str, limit: int) -> str:
+    """`text`, or its first limit-3 characters + `...` when longer than `limit`."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def ack_hash(check_id: str) -> str:
+    """First 8 hex chars of SHA-1 of `E:C`."""
+    return hashlib.sha1(check_id.encode("utf-8")).hexdigest()[:8]
+
+
+# --- private helpers ---------------------------------------------------------
+
+
+def _unit(n: int, name: str) -> str:
+    return f"{n} {name}{'' if n == 1 else 's'}"
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(float(value)) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _by_state(rollup_alerts: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {s: [] for s in ROLLUP_STATES}
+    for check_id, info in rollup_alerts.items():
+        groups.setdefault(str(info.get("state")), []).append(check_id)
+    return groups
+
+
+def _rollup_row(check_id: str, info: Mapping[str, Any]) -> dict[str, Any]:
+    entity, _, check = check_id.partition(":")
+    duration = _int(info.get("duration")) or 0
+    return {"entity": entity, "check": check, "state_title": state_title(str(info.get("state") or "")),
+            "duration": duration, "dur": dur(duration), "summary": info.get("summary") or ""}
+
+
+def _override_key(templates: Any) -> tuple[str, ...] | str | None:
+    """A hashable form of the `templates` setting (directory, or sorted name=path pairs)."""
+    if isinstance(templates, Mapping):
+        return tuple(sorted(f"{k}={v}" for k, v in templates.items()))
+    return str(templates) if templates else None
+
+
+@functools.lru_cache(maxsize=64)
+def _environment(medium: str, override: tuple[str, ...] | str | None) -> jinja2.Environment:
+    loaders: list[jinja2.BaseLoader] = []
+    if isinstance(override, tuple):
+        files = dict(pair.split("=", 1) for pair in override)
+        loaders.append(jinja2.FunctionLoader(lambda name: _read(files[name]) if name in files else None))
+    elif override:
+        loaders.append(jinja2.FileSystemLoader(os.path.expanduser(override)))
+    own = TEMPLATE_DIR / medium
+    loaders.append(jinja2.FileSystemLoader(str(own if own.is_dir() else TEMPLATE_DIR / "text")))
+    return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
+                              keep_trailing_newline=True, undefined=jinja2.ChainableUndefined,
+                              autoescape=jinja2.select_autoescape(["html"], default_for_string=False))
+
+
+def _read(path: str) -> str:
+    return Path(os.path.expanduser(path)).read_text(encoding="utf-8")

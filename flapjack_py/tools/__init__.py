@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import click
 
+from .flapper import flapper as flapper_group
+from .importer import import_group
 from .maintenance import maintenance as maintenance_group
 from .purge import purge as purge_group
 from .receiver import receiver as receiver_group
 from .simulate import simulate as simulate_group
 
 # Imported under other names so that `flapjack_py.tools.<module>` stays the module.
-COMMANDS: list[click.Command] = [simulate_group, maintenance_group, purge_group, receiver_group]
+COMMANDS: list[click.Command] = [simulate_group, maintenance_group, purge_group, receiver_group, import_group,
+                                 flapper_group]

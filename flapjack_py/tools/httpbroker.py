@@ -30,7 +30,7 @@ def normalise_state(data: Any, now: float) -> dict[str, Any]:
     """
     if not isinstance(data, dict):
         raise ValueError("expected a JSON object")
-    state = {name: _text(data, name) for name in ("entity", "check", "type", "state", "summary")}
+    state: dict[str, Any] = {name: _text(data, name) for name in ("entity", "check", "type", "state", "summary")}
     state["type"] = state["type"] or "service"
     state["time"] = _number(data, "time") or int(now)
     state["ttl"] = _number(data, "ttl") or DEFAULT_TTL

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, TextIO
 
 import redis
@@ -33,7 +33,7 @@ def split_stream(chunks: Iterable[str]) -> Iterator[str]:
         yield buffer.strip()
 
 
-def _complete_values(buffer: str) -> Iterator[str]:
+def _complete_values(buffer: str) -> Generator[str, None, str]:
     """Yield the complete values at the head of `buffer`; return what is left (generator return value)."""
     while True:
         stripped = buffer.lstrip()

@@ -78,7 +78,7 @@ def maintenance() -> None:
 @maintenance.command()
 @_filters
 @click.pass_obj
-def show(config: Config, **opts: Any) -> None:
+def show(config: Config, /, **opts: Any) -> None:
     """Show maintenance windows matching the filters (default: ongoing and future scheduled ones)."""
     criteria = _criteria(opts)
     with redis_client(config) as client:
@@ -91,7 +91,7 @@ def show(config: Config, **opts: Any) -> None:
 @click.option("-a", "--apply", type=click.BOOL, is_flag=False, flag_value=True, default=False, show_default=True,
               help="Really end the windows (`--apply` or `--apply true`); without it they are only shown.")
 @click.pass_obj
-def delete(config: Config, apply: bool, **opts: Any) -> None:
+def delete(config: Config, /, apply: bool, **opts: Any) -> None:
     """End the maintenance windows matching the filters (shows them first; needs --apply)."""
     criteria = _criteria(opts)
     with redis_client(config) as client:

@@ -15,6 +15,7 @@ import redis
 
 from .. import keys
 from ..store import checks as check_store
+from ..store import entities as entity_store
 from ..store import maintenance as maint_store
 
 log = logging.getLogger(__name__)
@@ -120,19 +121,13 @@ def create_windows(client: redis.Redis, entities: Iterable[str], check_names: li
 
 
 def ensure_entity(client: redis.Redis, name: str) -> str:
-    """Id of the entity called `name`, creating it (new uuid) if unknown.
-
-    Uses store.checks.add_entity, the executive's own writer, until store/entities.py offers one.
-    """
-    existing = client.hget(keys.entity_ids_by_name(), name)
+    """Id of the entity called `name`, creating it (new uuid) if unknown."""
+    existing = entity_store.entity_id(client, name)
     if existing is not None:
-        return existing.decode() if isinstance(existing, bytes) else str(existing)
-    entity_id = str(uuid.uuid4())
-    with client.pipeline() as pipe:
-        check_store.add_entity(pipe, entity_id, name)
-        pipe.execute()
-    log.info("new entity %s (id %s) for maintenance", name, entity_id)
-    return entity_id
+        return existing
+    new_id = str(uuid.uuid4())
+    entity_store.save_entity(client, new_id, name)
+    return new_id
 
 
 def _end_one(client: redis.Redis, window: Found, kind: str, now: int) -> bool:

@@ -97,7 +97,7 @@ def _fifo_group(name: str, parse: Callable[[str], dict[str, Any]], help_text: st
     @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
     @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
     @click.pass_obj
-    def start(config: Config, fifo: str, **_: Any) -> None:
+    def start(config: Config, /, fifo: str, **_: Any) -> None:
         """Read the named pipe and queue its records, in the foreground."""
         _run_fifo(config, fifo, parse, name)
 
@@ -106,7 +106,7 @@ def _fifo_group(name: str, parse: Callable[[str], dict[str, Any]], help_text: st
     @click.option("-p", "--pidfile", help="Accepted for compatibility.")
     @click.option("-l", "--logfile", help="Accepted for compatibility.")
     @click.pass_obj
-    def restart(config: Config, fifo: str, **_: Any) -> None:
+    def restart(config: Config, /, fifo: str, **_: Any) -> None:
         """Same as start: there is no background receiver to stop."""
         _run_fifo(config, fifo, parse, name)
 
@@ -135,7 +135,7 @@ def _run_fifo(config: Config, fifo: str, parse: Callable[[str], dict[str, Any]],
     click.echo(f"{name}-receiver reading {fifo} (Ctrl-C to stop)")
     with redis_client(config) as client:
         try:
-            nagios.run_forever(client, fifo, parse, click.echo, time.sleep)
+            nagios.run_forever(client, fifo, parse, click.echo, _sleep)
         except KeyboardInterrupt:
             click.echo(f"{name}-receiver stopped")
 
@@ -210,7 +210,7 @@ def mirror_command(config: Config, source: str, dest: str | None, include: str |
         raise click.ClickException("found no archives!")
     click.echo(f"found archives: {', '.join(archives)}")
     pos = mirror.start_position(src, archives, from_oldest)
-    run = lambda c: mirror.mirror(src, c, pos, pattern, follow, time.sleep, click.echo)  # noqa: E731
+    run = lambda c: mirror.mirror(src, c, pos, pattern, follow, _sleep, click.echo)  # noqa: E731
     read = _with_client(config, dest, None, run)
     click.echo(f"{read} events mirrored")
 
@@ -231,8 +231,9 @@ def _with_client(config: Config, server: str | None, database: int | None, work:
         client.close()
 
 
-def _echo_if(enabled: bool) -> Callable[[str], None]:
-    return click.echo if enabled else (lambda _: None)
+def _sleep(seconds: float) -> None:
+    """Wait between FIFO reopenings or archive polls (tests replace this)."""
+    time.sleep(seconds)
 
 
 def _regex(text: str | None) -> re.Pattern[str] | None:

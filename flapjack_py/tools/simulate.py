@@ -91,6 +91,12 @@ def _positive(ctx: click.Context, param: click.Parameter, value: float) -> float
     return value
 
 
+def _non_negative(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if value < 0:
+        raise click.BadParameter("must not be negative")
+    return value
+
+
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by the three simulate commands."""
     options = [
@@ -105,12 +111,6 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         f = option(f)
     return f
-
-
-def _non_negative(ctx: click.Context, param: click.Parameter, value: float) -> float:
-    if value < 0:
-        raise click.BadParameter("must not be negative")
-    return value
 
 
 _STATE = click.option("-s", "--state", default="critical", show_default=True,

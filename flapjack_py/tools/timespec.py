@@ -6,6 +6,7 @@ Times are read in the local time zone, as Flapjack's Chronic did.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -20,6 +21,9 @@ _DAY_WORDS = {"today": 0, "tomorrow": 1, "yesterday": -1}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _RELATIVE = re.compile(r"^(?:in\s+(?P<ahead>.+)|(?P<ago>.+?)\s+ago|(?P<later>.+?)\s+from\s+now)$")
 _BETWEEN = re.compile(r"^between\s+(.+?)\s+and\s+(.+)$")
+_DURATION_TESTS: tuple[tuple[str, Callable[[int, int], bool]], ...] = (
+    ("less than", operator.lt), ("before", operator.lt), ("more than", operator.gt), ("after", operator.gt),
+    ("equal to", operator.eq))
 
 
 class TimeSpecError(ValueError):
@@ -78,12 +82,10 @@ def duration_filter(spec: str) -> Callable[[int], bool]:
         first, last = _share_unit(between.group(1), between.group(2))
         low, high = sorted((_duration(first, spec), _duration(last, spec)))
         return lambda d: low < d < high
-    for prefix, test in (("less than", lambda d, x: d < x), ("before", lambda d, x: d < x),
-                         ("more than", lambda d, x: d > x), ("after", lambda d, x: d > x),
-                         ("equal to", lambda d, x: d == x)):
+    for prefix, test in _DURATION_TESTS:
         if words.startswith(prefix):
             limit = _duration(words[len(prefix):], spec)
-            return lambda d: test(d, limit)
+            return lambda d: bool(test(d, limit))
     limit = _duration(words, spec)
     return lambda d: d == limit
 
@@ -139,7 +141,7 @@ def _next_weekday(now: datetime, name: str) -> datetime:
 def _absolute(words: str, now: datetime, text: str, keep_date: bool = False) -> datetime:
     default = _midnight(now).replace(tzinfo=None)
     try:
-        parsed = dateutil_parser.parse(words, default=default)
+        parsed: datetime = dateutil_parser.parse(words, default=default)
     except (ValueError, OverflowError):
         raise TimeSpecError(f"Failed to parse time {text.strip()!r}") from None
     if keep_date:
@@ -178,6 +180,8 @@ def _comparison(words: str, now: datetime) -> Callable[[int], bool]:
     else:  # pragma: no cover - time_filter checked the prefixes
         raise TimeSpecError(f"cannot understand {words!r}")
     past = moment < now.timestamp()
-    if prefix == "before" or (prefix == "less than") != past:
+    # "less than 2 hours ago" is after that moment, "less than 2 hours from now" before it; "more than" the reverse
+    earlier = {"before": True, "after": False, "less than": not past, "more than": past}[prefix]
+    if earlier:
         return lambda ts: ts < moment
     return lambda ts: ts > moment

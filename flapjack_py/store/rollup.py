@@ -1,0 +1,143 @@
+"""The notifier's per-contact alerting state in Redis: interval drop keys, contact_alerting_checks sets,
+drop_rollup keys, and the check facts rollup cleaning needs (engine.md 5.2 step 5, 5.4, 5.5 step 4).
+
+Reads are batched (one round trip each); writes go into the caller's MULTI pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import redis
+
+from .. import keys
+from .contacts import str_client, to_int
+
+log = logging.getLogger(__name__)
+
+FAILURE_STATES = ("warning", "critical", "unknown")
+"""States whose per-check interval keys a recovery or acknowledgement resets."""
+
+DROP_MARKER = "d"
+"""Value of drop_alerts_for_contact:* and drop_rollup_alerts_for_contact:* keys (the TTL carries the interval)."""
+
+
+@dataclass(frozen=True)
+class CheckFacts:
+    """What rollup cleaning and rollup_alerts need to know about one alerting check."""
+
+    check_id: str
+    state: str | None = None
+    last_change: int | None = None
+    summary: str | None = None
+    enabled: bool = False
+    in_scheduled_maintenance: bool = False
+    in_unscheduled_maintenance: bool = False
+    contact_ids: frozenset[str] = frozenset()
+
+    def alerting_for(self, contact_id: str) -> bool:
+        """True when the check still counts for the contact: not ok, enabled, out of maintenance, still its contact."""
+        return (self.state != "ok" and self.enabled and not self.in_scheduled_maintenance
+                and not self.in_unscheduled_maintenance and contact_id in self.contact_ids)
+
+
+@dataclass(frozen=True)
+class AlertingSet:
+    """A contact medium's contact_alerting_checks members (check id -> score) and whether its drop_rollup key exists."""
+
+    members: dict[str, float]
+    drop_rollup: bool
+
+
+def load_dropped_media(client: redis.Redis, pairs: Sequence[tuple[str, str]], event_id: str,
+                       state: str) -> set[tuple[str, str]]:
+    """The (contact id, medium) pairs held back by any of the four drop_alerts_for_contact keys."""
+    p = str_client(client).pipeline(transaction=False)
+    for cid, medium in pairs:
+        p.exists(keys.drop_alerts_for_contact(cid), keys.drop_alerts_for_contact(cid, medium),
+                 keys.drop_alerts_for_contact(cid, medium, event_id),
+                 keys.drop_alerts_for_contact(cid, medium, event_id, state))
+    return {pair for pair, count in zip(pairs, p.execute(), strict=True) if count}
+
+
+def load_alerting_sets(client: redis.Redis, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], AlertingSet]:
+    """contact_alerting_checks:CID:media:M members (in set order) and drop_rollup existence per pair."""
+    p = str_client(client).pipeline(transaction=False)
+    for cid, medium in pairs:
+        p.zrange(keys.contact_alerting_checks(cid, medium), 0, -1, withscores=True)
+        p.exists(keys.drop_rollup_alerts_for_contact(cid, medium))
+    replies = p.execute()
+    return {pair: AlertingSet(members=dict(replies[2 * i]), drop_rollup=bool(replies[2 * i + 1]))
+            for i, pair in enumerate(pairs)}
+
+
+def load_check_facts(client: redis.Redis, check_ids: Iterable[str]) -> dict[str, CheckFacts]:
+    """CheckFacts of each check id, in two round trips (state/maintenance, then contacts)."""
+    ids = list(dict.fromkeys(check_ids))
+    if not ids:
+        return {}
+    c = str_client(client)
+    p = c.pipeline(transaction=False)
+    for cid in ids:
+        entity, check = keys.split_check_id(cid)
+        p.hmget(keys.check(entity, check), "state", "last_change", "summary")
+        p.zscore(keys.current_checks(entity), check)
+        p.exists(keys.maintenance(entity, check, "scheduled"))
+        p.exists(keys.maintenance(entity, check, "unscheduled"))
+        p.hget(keys.entity_ids_by_name(), entity)
+    first = p.execute()
+    for i, cid in enumerate(ids):
+        _queue_contact_reads(p, keys.split_check_id(cid)[1], first[5 * i + 4])
+    second = p.execute()
+    return {cid: _facts(cid, first[5 * i:5 * i + 4], second[3 * i:3 * i + 3]) for i, cid in enumerate(ids)}
+
+
+# --- writes into the caller's pipeline ------------------------------------
+
+
+def add_alerting_check(pipe: redis.client.Pipeline, contact_id: str, medium: str, event_id: str, now: int) -> None:
+    """ZADD contact_alerting_checks:CID:media:M now E:C."""
+    pipe.zadd(keys.contact_alerting_checks(contact_id, medium), {event_id: now})
+
+
+def remove_alerting_checks(pipe: redis.client.Pipeline, contact_id: str, medium: str, check_ids: Sequence[str]) -> None:
+    """ZREM cleaned checks from a contact medium's alerting set."""
+    if check_ids:
+        pipe.zrem(keys.contact_alerting_checks(contact_id, medium), *check_ids)
+
+
+def set_drop_rollup(pipe: redis.client.Pipeline, contact_id: str, medium: str, interval: int) -> None:
+    """Hold back rollup alerts on a medium for `interval` seconds."""
+    pipe.set(keys.drop_rollup_alerts_for_contact(contact_id, medium), DROP_MARKER, ex=interval)
+
+
+def clear_drop_rollup(pipe: redis.client.Pipeline, contact_id: str, medium: str) -> None:
+    """DEL drop_rollup_alerts_for_contact:CID:M."""
+    pipe.delete(keys.drop_rollup_alerts_for_contact(contact_id, medium))
+
+
+def set_interval_drop(pipe: redis.client.Pipeline, contact_id: str, medium: str, event_id: str, state: str,
+                      interval: int) -> None:
+    """SET drop_alerts_for_contact:CID:M:E:C:STATE d with TTL `interval` (repeat alerts held back)."""
+    pipe.set(keys.drop_alerts_for_contact(contact_id, medium, event_id, state), DROP_MARKER, ex=interval)
+
+
+def clear_interval_drops(pipe: redis.client.Pipeline, contact_id: str, medium: str, event_id: str) -> None:
+    """DEL the warning/critical/unknown interval keys of a check (recovery or acknowledgement)."""
+    pipe.delete(*(keys.drop_alerts_for_contact(contact_id, medium, event_id, s) for s in FAILURE_STATES))
+
+
+def _queue_contact_reads(p: redis.client.Pipeline, check: str, entity_id: str | None) -> None:
+    p.smembers(keys.contacts_for(entity_id)) if entity_id else p.echo("")
+    p.smembers(keys.contacts_for(keys.ALL_ENTITIES_ID))
+    p.smembers(keys.contacts_for(entity_id, check)) if entity_id else p.echo("")
+
+
+def _facts(check_id: str, first: list, contact_sets: list) -> CheckFacts:  # type: ignore[type-arg]
+    (state, last_change, summary), enabled, scheduled, unscheduled = first
+    contacts = frozenset(cid for members in contact_sets if isinstance(members, set) for cid in members)
+    return CheckFacts(check_id=check_id, state=state, last_change=to_int(last_change), summary=summary,
+                      enabled=enabled is not None, in_scheduled_maintenance=bool(scheduled),
+                      in_unscheduled_maintenance=bool(unscheduled), contact_ids=contacts)

@@ -1,0 +1,32 @@
+"""Apprise gateway (beyond Flapjack): the address is an Apprise URL (Teams, Telegram, Discord, Matrix, ...).
+
+The alert's subject (email-style) is the title and its body the message. Named
+apprise_gw so that it does not shadow the `apprise` library.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import apprise
+
+from .base import Gateway, PermanentError, TransientError
+
+log = logging.getLogger(__name__)
+
+
+class AppriseGateway(Gateway):
+    """Notifies the alert's Apprise URL; Apprise reports only success or failure, so failures are retried."""
+
+    medium = "apprise"
+
+    def send(self, alert: Mapping[str, Any]) -> None:
+        notifier = apprise.Apprise()
+        if not notifier.add(str(alert["address"])):
+            raise PermanentError("not a valid Apprise URL for any installed service")
+        ok = notifier.notify(title=str(alert.get("subject") or ""), body=str(alert.get("body") or ""),
+                             body_format=apprise.NotifyFormat.TEXT)
+        if not ok:
+            raise TransientError("Apprise could not deliver to the service")

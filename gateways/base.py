@@ -1,0 +1,276 @@
+"""Shared plumbing of every delivery gateway: settings, errors, delivery bookkeeping, redaction, HTTP.
+
+How a medium plugs in
+---------------------
+* **A sender** (most media): a subclass of `Gateway` in `gateways/<module>.py`,
+  named in `GATEWAYS` below (`medium -> "module:Class"`, imported lazily). It
+  lists its `required` settings and implements `send(alert)`, raising
+  `TransientError` (worth retrying: network down, 429, 5xx) or `PermanentError`
+  (retrying cannot help: 4xx, 5xx SMTP reply). Transports (an SMTP connection,
+  a `requests.Session`, a boto3 client) are built in `__init__` or passed in, and
+  live as long as the worker process. That is all a medium does: the worker
+  (`gateways.worker`) takes jobs off the medium's rq queue and calls
+  `deliver_alert`, which sends, records `delivered`/`failed`, logs with the alert
+  id, redacts secrets and decides on retries.
+* **A long-lived transport** (an XMPP client that must stay connected and also
+  reads input): a module `gateways.<medium>` with `run(config, burst) -> int`.
+  `gateways.worker.run_gateway` hands the process to it when the function exists
+  (jabber). Such a module still uses this plumbing: `gateway_settings()` to
+  validate its config, `deliver_alert()` (with any object having `medium` and
+  `send(alert)`) or `record_delivered()`/`record_failed()` for the alert
+  records, and `redact()` for log and error text. It may drain its rq queue with
+  `gateways.worker.make_worker()` in a thread, or run its own loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+import time
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import redis
+import requests
+
+from flapjack_py.config import Config
+from flapjack_py.errors import ConfigError, FlapjackError
+from flapjack_py.store import alerts as alert_store
+from flapjack_py.store.alerts import AlertStatus
+
+log = logging.getLogger(__name__)
+
+GATEWAYS = {
+    "email": "gateways.email:EmailGateway",
+    "pagerduty": "gateways.pagerduty:PagerDutyGateway",
+    "sms": "gateways.sms:MessageNetGateway",
+    "sms_twilio": "gateways.sms:TwilioGateway",
+    "sms_nexmo": "gateways.sms:NexmoGateway",
+    "slack": "gateways.slack:SlackGateway",
+    "sns": "gateways.sns:SnsGateway",
+    "apprise": "gateways.apprise_gw:AppriseGateway",
+}
+"""Medium -> "module:Class" of its sender."""
+
+SECRET_KEY = re.compile(r"pass|token|secret|auth|key|sid|credential", re.IGNORECASE)
+"""Setting names whose values are secrets (redacted everywhere)."""
+HTTP_TIMEOUT = 10.0
+"""Seconds an HTTP gateway waits for a connection or a reply (setting `timeout`)."""
+MAX_RETRY_AFTER = 3600
+"""Longest `Retry-After` honoured, in seconds."""
+REDACTED = "[redacted]"
+
+
+class GatewayError(FlapjackError):
+    """Raised by a gateway's send() when an alert could not be delivered."""
+
+
+class TransientError(GatewayError):
+    """Raised when a later try may succeed (network, 429, 5xx); `retry_after` in seconds if known."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentError(GatewayError):
+    """Raised when retrying cannot help (rejected request, bad address, 5xx SMTP reply)."""
+
+
+class DeliveryFailed(GatewayError):
+    """Raised by deliver_alert after a failed try that should be retried (message redacted)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Gateway:
+    """A medium's sender: subclasses set `medium`, `required`, and implement send()."""
+
+    medium: ClassVar[str] = ""
+    required: ClassVar[tuple[str, ...]] = ()
+    """Settings (dotted inside the gateway's section) that must be present."""
+
+    def __init__(self, settings: Mapping[str, Any], session: requests.Session | None = None) -> None:
+        self.settings = settings
+        self.session = session or requests.Session()
+
+    poll_interval: float = 0.0
+    """Seconds between poll() calls while the worker runs (0 = never); once per burst run."""
+
+    def send(self, alert: Mapping[str, Any]) -> None:
+        """Deliver one alert; raise TransientError or PermanentError on failure."""
+        raise NotImplementedError
+
+    def poll(self, client: redis.Redis) -> int:
+        """Periodic work besides delivery (PagerDuty ack sync); runs in its own thread with its own instance."""
+        return 0
+
+    def close(self) -> None:
+        """Release the transport (called when the worker stops)."""
+        self.session.close()
+
+    def post(self, url: str, **kwargs: Any) -> requests.Response:
+        """POST with this gateway's timeout; see http_request()."""
+        return http_request(self.session, "POST", url, timeout=self.timeout, **kwargs)
+
+    def get(self, url: str, **kwargs: Any) -> requests.Response:
+        """GET with this gateway's timeout; see http_request()."""
+        return http_request(self.session, "GET", url, timeout=self.timeout, **kwargs)
+
+    @property
+    def timeout(self) -> float:
+        """Seconds to wait on the network (setting `timeout`)."""
+        return float(self.settings.get("timeout", HTTP_TIMEOUT))
+
+
+def gateway_class(medium: str) -> type[Gateway]:
+    """The sender class of a medium; ConfigError when there is none."""
+    target = GATEWAYS.get(medium)
+    if target is None:
+        raise ConfigError(f"gateways.{medium}: no such gateway (known: {', '.join(sorted(GATEWAYS))})")
+    module, _, name = target.partition(":")
+    cls: type[Gateway] = getattr(importlib.import_module(module), name)
+    return cls
+
+
+def gateway_settings(config: Config, medium: str, required: tuple[str, ...] = ()) -> Mapping[str, Any]:
+    """The settings of an enabled gateway, every `required` (dotted) key present; else ConfigError naming it."""
+    if medium not in config.gateways:
+        raise ConfigError(f"gateways.{medium}: gateway not configured")
+    settings = config.gateway(medium)
+    if not settings.get("enabled", False):
+        raise ConfigError(f"gateways.{medium}.enabled: gateway not enabled")
+    for dotted in required:
+        if _lookup(settings, dotted) in (None, ""):
+            raise ConfigError(f"gateways.{medium}.{dotted}: required setting missing")
+    return settings
+
+
+def open_gateway(medium: str, config: Config, session: requests.Session | None = None) -> Gateway:
+    """Validate a medium's settings and build its sender."""
+    cls = gateway_class(medium)
+    return cls(gateway_settings(config, medium, cls.required), session=session)
+
+
+def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: redis.Redis, *, last_try: bool) -> str:
+    """Send one alert and record the outcome on `alert:ID`; return the status.
+
+    Already-delivered alerts (a retry after a crash) are skipped. A permanent
+    failure, or any failure on the last try, records `failed` with the
+    (redacted) reason. Other failures record the reason, keep `queued`, and
+    raise DeliveryFailed so the queue retries.
+    """
+    alert_id = str(alert.get("id"))
+    record = alert_store.load_alert(client, alert_id)
+    if record and record.get("status") == AlertStatus.DELIVERED:
+        log.info("alert %s: already delivered, skipped", alert_id)
+        return AlertStatus.DELIVERED
+    if not alert.get("address"):
+        return record_failed(client, alert, "no address for this medium", gateway.settings)
+    started = time.monotonic()
+    try:
+        gateway.send(alert)
+    except PermanentError as exc:
+        return record_failed(client, alert, describe(exc), gateway.settings)
+    except Exception as exc:  # noqa: BLE001 -- one gateway job is a loop boundary
+        reason = redact(describe(exc), gateway.settings)
+        if last_try:
+            return record_failed(client, alert, reason, gateway.settings)
+        log.warning("alert %s (%s): delivery failed, will retry: %s", alert_id, gateway.medium, reason)
+        alert_store.set_status(client, alert_id, AlertStatus.QUEUED, error=reason)
+        raise DeliveryFailed(reason, getattr(exc, "retry_after", None)) from None
+    return record_delivered(client, alert, time.monotonic() - started)
+
+
+def record_delivered(client: redis.Redis, alert: Mapping[str, Any], elapsed: float = 0.0) -> str:
+    """Set the alert's status to `delivered` (with `delivered_at`) and log it."""
+    alert_store.set_status(client, str(alert.get("id")), AlertStatus.DELIVERED)
+    # the address is not logged: for some media (apprise, webhooks) it holds a token
+    log.info("alert %s: delivered by %s to contact %s for %s (%.0f ms)", alert.get("id"), alert.get("media"),
+             alert.get("contact"), alert.get("check"), elapsed * 1000)
+    return AlertStatus.DELIVERED
+
+
+def record_failed(client: redis.Redis, alert: Mapping[str, Any], reason: str,
+                  settings: Mapping[str, Any] | None = None) -> str:
+    """Set the alert's status to `failed` with the redacted reason as `error`, and log it."""
+    reason = redact(reason, settings or {})
+    alert_store.set_status(client, str(alert.get("id")), AlertStatus.FAILED, error=reason)
+    log.error("alert %s: delivery by %s for %s failed: %s", alert.get("id"), alert.get("media"),
+              alert.get("check"), reason)
+    return AlertStatus.FAILED
+
+
+def describe(exc: BaseException) -> str:
+    """`ExceptionClass: message` (just the message for gateway errors)."""
+    return str(exc) if isinstance(exc, GatewayError) else f"{type(exc).__name__}: {exc}"
+
+
+def redact(text: str, settings: Mapping[str, Any]) -> str:
+    """`text` with every secret setting's value (and URL passwords) replaced by [redacted]."""
+    for secret in sorted(secrets(settings), key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return re.sub(r"(://[^/:@\s]+):[^/@\s]+@", rf"\1:{REDACTED}@", text)
+
+
+def secrets(settings: Mapping[str, Any]) -> set[str]:
+    """Values of the settings (at any depth) whose names look secret, 4+ characters long."""
+    found: set[str] = set()
+    for key, value in settings.items():
+        if isinstance(value, Mapping):
+            found |= secrets(value)
+        elif SECRET_KEY.search(str(key)) and isinstance(value, (str, int)) and len(str(value)) >= 4:
+            found.add(str(value))
+    return found
+
+
+def http_request(session: requests.Session, method: str, url: str, *, timeout: float = HTTP_TIMEOUT,
+                 ok: range = range(200, 300), **kwargs: Any) -> requests.Response:
+    """Make an HTTP request; return the response when its status is in `ok`.
+
+    Raises TransientError for network errors, 408, 429 and 5xx (with the
+    `Retry-After` seconds when given) and PermanentError for other statuses.
+    """
+    try:
+        response = session.request(method, url, timeout=timeout, **kwargs)
+    except requests.RequestException as exc:
+        raise TransientError(f"{method} {_origin(url)}: {type(exc).__name__}") from None
+    if response.status_code in ok:
+        return response
+    reason = f"{method} {_origin(url)}: HTTP {response.status_code} {response.text[:200].strip()}"
+    if response.status_code in (408, 429) or response.status_code >= 500:
+        raise TransientError(reason, retry_after_seconds(response.headers.get("Retry-After")))
+    raise PermanentError(reason)
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds of a `Retry-After` header (delta-seconds or HTTP date), capped; None if absent/bad."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+def _origin(url: str) -> str:
+    """scheme://host[:port] of a URL: paths may hold tokens (webhooks), so only the origin is logged."""
+    match = re.match(r"([a-z]+://)(?:[^@/]*@)?([^/?#]+)", url)
+    return match.group(1) + match.group(2) if match else "?"
+
+
+def _lookup(settings: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = settings
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(part)
+    return value

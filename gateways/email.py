@@ -1,0 +1,136 @@
+"""Email gateway: multipart text + HTML alerts over SMTP (engine.md section 6.2).
+
+Settings `gateways.email.smtp_config`: host [localhost], port [25], starttls
+[false], ssl [false], from [flapjack@<fqdn>], reply_to [= from], auth {type
+[plain], username, password}, timeout [10]. One SMTP connection is kept open
+between alerts and reopened when the server has dropped it.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import socket
+import ssl
+from collections.abc import Mapping
+from email.message import EmailMessage
+from email.utils import formatdate, parseaddr
+from typing import Any
+
+import requests
+
+from flapjack_py.config import load_config
+
+from . import render
+from .base import Gateway, PermanentError, TransientError
+
+log = logging.getLogger(__name__)
+
+SMTP_TIMEOUT = 10.0
+
+
+class EmailGateway(Gateway):
+    """Sends each alert as one multipart message to the contact's address."""
+
+    medium = "email"
+
+    def __init__(self, settings: Mapping[str, Any], session: requests.Session | None = None) -> None:
+        super().__init__(settings, session)
+        smtp = settings.get("smtp_config") or {}
+        self.host = str(smtp.get("host", "localhost"))
+        self.port = int(smtp.get("port", 25))
+        self.starttls = bool(smtp.get("starttls", False))
+        self.ssl = bool(smtp.get("ssl", False))
+        self.auth = smtp.get("auth") or {}
+        self.fqdn = socket.getfqdn()
+        self.sender = str(smtp.get("from") or f"flapjack@{self.fqdn}")
+        self.reply_to = str(smtp.get("reply_to") or self.sender)
+        self.smtp_timeout = float(smtp.get("timeout", SMTP_TIMEOUT))
+        self._config = load_config({"gateways": {"email": dict(settings)}})
+        self._smtp: smtplib.SMTP | None = None
+
+    def send(self, alert: Mapping[str, Any]) -> None:
+        """Send the alert; a dropped connection is reopened once."""
+        message = self.build_message(alert)
+        try:
+            self._send_once(message)
+        except smtplib.SMTPServerDisconnected:
+            self._drop()
+            self._send_once(message)
+
+    def build_message(self, alert: Mapping[str, Any]) -> EmailMessage:
+        """The multipart message: the alert's subject and text body, the HTML rendered here."""
+        kind = "rollup" if alert.get("rollup") else "alert"
+        message = EmailMessage()
+        message["From"] = self.sender
+        message["Reply-To"] = self.reply_to
+        message["To"] = str(alert["address"])
+        message["Subject"] = str(alert.get("subject") or render.render_alert(alert, self._config)[0])
+        message["Date"] = formatdate(localtime=True)
+        message["Message-ID"] = f"<{alert['id']}@{self.fqdn}>"
+        message.set_content(str(alert.get("body") or ""), charset="utf-8")
+        message.add_alternative(render.render_template("email", f"{kind}.html", alert, self._config),
+                                subtype="html", charset="utf-8")
+        return message
+
+    def close(self) -> None:
+        self._drop()
+        super().close()
+
+    def _send_once(self, message: EmailMessage) -> None:
+        try:
+            refused = self._connection().send_message(message, from_addr=parseaddr(self.sender)[1])
+        except smtplib.SMTPServerDisconnected:
+            raise
+        except smtplib.SMTPRecipientsRefused as exc:
+            self._raise_for(*next(iter(exc.recipients.values())))
+        except smtplib.SMTPResponseException as exc:
+            self._drop()
+            self._raise_for(exc.smtp_code, exc.smtp_error)
+        except (OSError, smtplib.SMTPException) as exc:
+            self._drop()
+            raise TransientError(f"SMTP {self.host}:{self.port}: {type(exc).__name__}: {exc}") from None
+        if refused:
+            self._raise_for(*next(iter(refused.values())))
+
+    def _raise_for(self, code: int, text: bytes | str) -> None:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        reason = f"SMTP {self.host}:{self.port} replied {code} {text}"
+        if 500 <= code < 600:
+            raise PermanentError(reason)
+        raise TransientError(reason)
+
+    def _connection(self) -> smtplib.SMTP:
+        if self._smtp is not None:
+            return self._smtp
+        if self.ssl:
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(self.host, self.port, timeout=self.smtp_timeout,
+                                                  context=self._tls_context())
+        else:
+            smtp = smtplib.SMTP(self.host, self.port, timeout=self.smtp_timeout)
+        try:
+            if self.starttls:
+                smtp.starttls(context=self._tls_context())
+            if self.auth.get("username"):
+                smtp.login(str(self.auth["username"]), str(self.auth.get("password", "")))
+        except Exception:
+            smtp.close()
+            raise
+        self._smtp = smtp
+        return smtp
+
+    def _tls_context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=self.settings.get("smtp_config", {}).get("ca_file"))
+        if self.settings.get("smtp_config", {}).get("verify", True) is False:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        return context
+
+    def _drop(self) -> None:
+        if self._smtp is not None:
+            try:
+                self._smtp.quit()
+            except (OSError, smtplib.SMTPException):
+                self._smtp.close()
+            self._smtp = None

@@ -1,0 +1,34 @@
+"""Slack gateway: the alert's body to an incoming webhook (engine.md 6.5).
+
+Settings `gateways.slack`: `endpoint` (the webhook URL), `account_sid` (the
+bot's user name) [flapjack], `icon_emoji` [:ghost:]. The address is the channel
+(without `#`); empty = `#general`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from .base import Gateway
+
+log = logging.getLogger(__name__)
+
+ICON_EMOJI = ":ghost:"
+
+
+class SlackGateway(Gateway):
+    """POSTs form field `payload` = {channel, username, text, icon_emoji}; no truncation."""
+
+    medium = "slack"
+    required = ("endpoint",)
+
+    def send(self, alert: Mapping[str, Any]) -> None:
+        address = str(alert.get("address") or "").lstrip("#")
+        payload = {"channel": f"#{address or 'general'}",
+                   "username": str(self.settings.get("account_sid") or "flapjack"),
+                   "text": str(alert.get("body") or ""),
+                   "icon_emoji": str(self.settings.get("icon_emoji") or ICON_EMOJI)}
+        self.post(str(self.settings["endpoint"]), data={"payload": json.dumps(payload)})

@@ -1,0 +1,282 @@
+"""The rq worker of a gateway: `deliver` (the job function) and `run_gateway` (`flapjack gateway NAME`).
+
+One SimpleWorker per medium drains the rq queue named after it; the medium's
+sender lives as long as the process, so connections are reused between alerts.
+Retries are rq's (intervals set by flapjack_py.delivery); a `Retry-After` from
+the far end stretches the next interval. Jobs left in rq's started registry by
+a worker that died (SIGKILL) are retried, or failed when out of tries, when a
+worker starts and at every maintenance round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import redis
+from rq import Queue, SimpleWorker, get_current_job
+from rq.exceptions import AbandonedJobError, NoSuchJobError
+from rq.executions import Execution
+from rq.job import Job, JobStatus
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+from rq.serializers import JSONSerializer
+
+from flapjack_py.config import Config, read_config_file
+from flapjack_py.connection import open_redis
+
+from . import base
+
+log = logging.getLogger(__name__)
+
+BURST_WAIT = 60.0
+"""Longest wait (s) in burst mode for a scheduled retry to fall due (setting `burst_wait`)."""
+BURST_ROUNDS = 100
+"""Upper bound on work/wait rounds in burst mode."""
+ABANDONED_REASON = "worker died while delivering"
+
+_gateways: dict[str, base.Gateway] = {}
+"""The senders of this process, by medium: set up by run_gateway, or lazily by deliver()."""
+
+
+def deliver(alert: dict[str, Any]) -> str:
+    """rq job function: deliver one alert through its medium's gateway; return the status."""
+    job = get_current_job()
+    assert job is not None, "deliver() runs inside an rq job"
+    gateway = _gateway_for(str(alert.get("media")))
+    try:
+        return base.deliver_alert(gateway, alert, job.connection, last_try=not job.retries_left)
+    except base.DeliveryFailed as exc:
+        if exc.retry_after:
+            _stretch_next_interval(job, exc.retry_after)
+        raise
+
+
+def run_gateway(name: str, config: Config, burst: bool = False) -> int:
+    """Run the worker of gateway `name` until stopped (or, with burst, until its queue is done); exit code.
+
+    Raises ConfigError (naming the key) when the gateway is not configured or
+    misses a required setting. A medium module with `run(config, burst)`
+    (jabber) takes over the process.
+    """
+    runner = _module_runner(name)
+    if runner is not None:
+        return int(runner(config, burst))
+    gateway = base.open_gateway(name, config)
+    client, embedded = open_redis(config)
+    _gateways[name] = gateway
+    stop_polling = threading.Event()
+    try:
+        worker = make_worker(client, name)
+        recover_abandoned(client, name)
+        log.info("gateway %s: worker %s started%s", name, worker.name, " (burst)" if burst else "")
+        if burst:
+            _poll_once(gateway, client)
+            _work_burst(worker, float(gateway.settings.get("burst_wait", BURST_WAIT)))
+        else:
+            _start_poller(gateway, client, stop_polling)
+            worker.work(with_scheduler=True, logging_level=logging.getLevelName(log.getEffectiveLevel()))
+        return 0
+    finally:
+        stop_polling.set()
+        _gateways.pop(name, None)
+        gateway.close()
+        if embedded:
+            embedded.stop()
+
+
+def make_worker(client: redis.Redis, medium: str) -> GatewayWorker:
+    """An rq SimpleWorker on the medium's queue (JSON serializer) with the abandoned-job handling."""
+    queue = Queue(medium, connection=client, serializer=JSONSerializer)
+    return GatewayWorker([queue], connection=client, serializer=JSONSerializer, name=worker_name(medium),
+                         exception_handlers=[_on_abandoned])
+
+
+def worker_name(medium: str) -> str:
+    """`flapjack-<medium>@<host>:<pid>:<random>`: recovery reads the host and pid back."""
+    return f"flapjack-{medium}@{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+def recover_abandoned(client: redis.Redis, medium: str) -> int:
+    """Retry (or fail, when out of tries) jobs started by a dead worker of this host; return how many."""
+    registry = StartedJobRegistry(medium, connection=client, serializer=JSONSerializer)
+    queue = Queue(medium, connection=client, serializer=JSONSerializer)
+    count = 0
+    for job_id, execution_id in registry.get_job_and_execution_ids(cleanup=False):
+        try:
+            execution = Execution.fetch(execution_id, job_id, client)
+        except (NoSuchJobError, ValueError):
+            execution = Execution(execution_id, job_id, client)
+        if not _worker_dead(client, execution.worker_name):
+            continue
+        with client.pipeline() as pipe:
+            registry.remove_execution(execution, pipeline=pipe)
+            _requeue_or_fail(client, queue, job_id, pipe)
+            pipe.execute()
+        count += 1
+    return count
+
+
+class GatewayWorker(SimpleWorker):
+    """rq's in-process worker, also recovering abandoned jobs at every maintenance round."""
+
+    def run_maintenance_tasks(self) -> None:
+        for queue in self.queues:
+            recover_abandoned(self.connection, queue.name)
+        super().run_maintenance_tasks()
+
+
+# --- private helpers ---------------------------------------------------------
+
+
+def _module_runner(name: str) -> Any:
+    """`gateways.<name>.run` when the medium brings its own long-lived loop (jabber), else None."""
+    if name in base.GATEWAYS:
+        return None
+    try:
+        module = importlib.import_module(f"gateways.{name}")
+    except ImportError:
+        return None
+    return getattr(module, "run", None)
+
+
+def _poll_once(gateway: base.Gateway, client: redis.Redis) -> None:
+    if gateway.poll_interval > 0:
+        try:
+            gateway.poll(client)
+        except Exception:  # noqa: BLE001 -- one poll round is a loop boundary
+            log.exception("gateway %s: poll failed", gateway.medium)
+
+
+def _start_poller(gateway: base.Gateway, client: redis.Redis, stop: threading.Event) -> None:
+    """Call poll() every poll_interval s in a daemon thread, on a second instance (own HTTP session)."""
+    if gateway.poll_interval <= 0:
+        return
+    poller = type(gateway)(gateway.settings)
+
+    def loop() -> None:
+        while not stop.wait(poller.poll_interval):
+            _poll_once(poller, client)
+        poller.close()
+
+    threading.Thread(target=loop, name=f"{gateway.medium}-poller", daemon=True).start()
+
+
+def _gateway_for(medium: str) -> base.Gateway:
+    """This process's sender of a medium, built from FLAPJACK_CONFIG when a plain rq worker runs the job."""
+    gateway = _gateways.get(medium)
+    if gateway is None:
+        gateway = _gateways[medium] = base.open_gateway(medium, read_config_file(None))
+    return gateway
+
+
+def _stretch_next_interval(job: Job, seconds: float) -> None:
+    """Make the job's next retry interval at least `seconds` (honouring Retry-After)."""
+    intervals = list(job.retry_intervals or [0])
+    index = max(len(intervals) - (job.retries_left or 0), 0)
+    index = min(index, len(intervals) - 1)
+    intervals[index] = max(int(intervals[index]), int(seconds + 0.999))
+    job.retry_intervals = intervals
+    log.info("alert %s: next try in %ss (Retry-After)", job.id, intervals[index])
+
+
+def _work_burst(worker: GatewayWorker, burst_wait: float) -> None:
+    """Deliver what is queued, waiting (at most burst_wait s each time) for scheduled retries to fall due."""
+    queue = worker.queues[0]
+    scheduled = ScheduledJobRegistry(queue.name, connection=worker.connection, serializer=JSONSerializer)
+    for _ in range(BURST_ROUNDS):
+        worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
+        due = _next_due(scheduled)
+        if due is None or due - time.time() > burst_wait:
+            return
+        time.sleep(max(due - time.time(), 0.0))
+        _enqueue_due(queue, scheduled)
+        worker = make_worker(worker.connection, queue.name)
+
+
+def _next_due(scheduled: ScheduledJobRegistry) -> float | None:
+    entries = scheduled.connection.zrange(scheduled.key, 0, 0, withscores=True)
+    return float(entries[0][1]) if entries else None
+
+
+def _enqueue_due(queue: Queue, scheduled: ScheduledJobRegistry) -> None:
+    """Move scheduled retries that are due back onto the queue (what rq's scheduler does)."""
+    job_ids = scheduled.get_jobs_to_schedule(int(time.time()) + 1)
+    with queue.connection.pipeline() as pipe:
+        for job in Job.fetch_many(job_ids, connection=queue.connection, serializer=JSONSerializer):
+            if job is not None:
+                queue._enqueue_job(job, pipeline=pipe)
+        for job_id in job_ids:
+            scheduled.remove(job_id, pipeline=pipe)
+        pipe.execute()
+
+
+def _worker_dead(client: redis.Redis, name: str) -> bool:
+    """True when worker `name` is surely gone: same host and its pid is not running."""
+    _, _, where = name.partition("@")
+    host, _, rest = where.partition(":")
+    pid = rest.partition(":")[0]
+    if not name.startswith("flapjack-") or host != socket.gethostname() or not pid.isdigit():
+        return False  # another host's worker: rq's own expiry of started jobs handles it
+    if int(pid) == os.getpid():
+        return True  # recovery runs before and between this process's jobs, never during one
+    return not _pid_alive(int(pid))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"  # a zombie is dead
+    return True
+
+
+def _requeue_or_fail(client: redis.Redis, queue: Queue, job_id: str, pipe: Any) -> None:
+    try:
+        job = Job.fetch(job_id, connection=client, serializer=JSONSerializer)
+    except NoSuchJobError:
+        return
+    alert = job.args[0] if job.args else {"id": job_id}
+    if job.retries_left and job.retries_left > 0:
+        log.warning("alert %s: %s; retrying", job_id, ABANDONED_REASON)
+        job.retry(queue, pipe)
+        return
+    job.set_status(JobStatus.FAILED, pipeline=pipe)
+    FailedJobRegistry(queue.name, connection=client, serializer=JSONSerializer).add(
+        job, ttl=job.failure_ttl, exc_string=ABANDONED_REASON, pipeline=pipe)
+    base.record_failed(client, alert, ABANDONED_REASON)
+
+
+def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -> bool:
+    """rq exception handler: when rq itself gives up an abandoned job, mark its alert failed."""
+    if exc_type is AbandonedJobError and not (job.retries_left and job.retries_left > 0) and job.args:
+        alert = job.args[0]
+        if isinstance(alert, Mapping):
+            base.record_failed(job.connection, alert, ABANDONED_REASON)
+    return True
+
+
+@contextlib.contextmanager
+def active_gateway(gateway: base.Gateway) -> Iterator[base.Gateway]:
+    """Use `gateway` for its medium's jobs run in this process (tests, embedders)."""
+    previous = _gateways.get(gateway.medium)
+    _gateways[gateway.medium] = gateway
+    try:
+        yield gateway
+    finally:
+        if previous is None:
+            _gateways.pop(gateway.medium, None)
+        else:
+            _gateways[gateway.medium] = previous

@@ -1,0 +1,138 @@
+"""Fixtures of the gateway tests: real servers on loopback (SMTP, HTTP), alert builders, burst workers."""
+
+from __future__ import annotations
+
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+import redis
+from aiosmtpd.controller import Controller
+
+from flapjack_py.config import Config, load_config
+from flapjack_py.delivery import enqueue_alert
+from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.store import alerts as alert_store
+from gateways.render import render_alert
+from gateways.worker import run_gateway
+
+START = 1_700_000_000
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Mailbox:
+    """aiosmtpd handler keeping every accepted message; `reply` forces an SMTP reply to DATA."""
+
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+        self.envelopes: list[Any] = []
+        self.reply: str | None = None
+        self.delay = 0.0
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.delay:
+            import asyncio
+            await asyncio.sleep(self.delay)
+        if self.reply:
+            return self.reply
+        self.envelopes.append(envelope)
+        self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))  # type: ignore[arg-type]
+        return "250 OK"
+
+
+class SmtpServer:
+    """A local aiosmtpd server that tests can stop and start again on the same port."""
+
+    def __init__(self, **controller_kwargs: Any) -> None:
+        self.mailbox = Mailbox()
+        self.port = free_port()
+        self.kwargs = controller_kwargs
+        self.controller: Controller | None = None
+
+    def start(self) -> SmtpServer:
+        self.controller = Controller(self.mailbox, hostname="127.0.0.1", port=self.port, **self.kwargs)
+        self.controller.start()
+        return self
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+    @property
+    def messages(self) -> list[EmailMessage]:
+        return self.mailbox.messages
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SmtpServer]:
+    server = SmtpServer().start()
+    yield server
+    server.stop()
+
+
+def make_alert(**over: Any) -> dict[str, Any]:
+    """An alert payload as the notifier builds it (problem, critical, email), with overrides."""
+    alert: dict[str, Any] = {
+        "id": uuid.uuid4().hex, "timestamp": START, "contact": "c1", "media": "email",
+        "address": "ada@example.com", "check": "foo:ping", "type": "problem", "rollup": "",
+        "state": "critical", "status": "queued", "contact_id": "c1", "contact_first_name": "Ada",
+        "contact_last_name": "Lovelace", "event_id": "foo:ping", "event_hash": "47ae7a99",
+        "summary": "100% packet loss", "details": None, "time": START, "duration": None,
+        "last_state": "ok", "last_summary": "all fine", "state_duration": 3900, "tags": [],
+        "notification_type": "problem", "event_count": 7,
+    }
+    alert.update(over)
+    return alert
+
+
+def gateway_config(redis_url: str, medium: str, **settings: Any) -> Config:
+    """A Config with one enabled gateway, tiny retry intervals, and the test Redis."""
+    section = {"enabled": True, "retries": 3, "retry_intervals": [0], "burst_wait": 5, **settings}
+    return load_config({"redis": {"url": redis_url}, "gateways": {medium: section}})
+
+
+@pytest.fixture
+def enqueue(real_r: redis.Redis) -> Callable[..., dict[str, Any]]:
+    """enqueue(config, **over): render, record and enqueue an alert as the notifier does; return it."""
+    def _enqueue(config: Config, **over: Any) -> dict[str, Any]:
+        alert = make_alert(**over)
+        alert["subject"], alert["body"] = render_alert(alert, config)
+        with real_r.pipeline() as pipe:
+            pipe.multi()
+            enqueue_alert(real_r, pipe, alert, config)
+            pipe.execute()
+        return alert
+    return _enqueue
+
+
+@pytest.fixture
+def burst(redis_server: EmbeddedRedis) -> Callable[[str, Config], int]:
+    """burst(medium, config): run `flapjack gateway MEDIUM --burst` in this process."""
+    def _burst(medium: str, config: Config) -> int:
+        return run_gateway(medium, config, burst=True)
+    return _burst
+
+
+def status_of(client: redis.Redis, alert_id: str) -> dict[str, str]:
+    return alert_store.load_alert(client, alert_id) or {}
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")

@@ -1,0 +1,70 @@
+"""flapjack import contacts|entities."""
+
+from __future__ import annotations
+
+import json
+
+from flapjack_py import keys
+from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import entities as entity_store
+
+CONTACTS = [
+    {"id": "21", "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com", "timezone": "Europe/London",
+     "media": {"email": {"address": "ada@example.com", "interval": 600, "rollup_threshold": 3}}},
+    {"first_name": "No", "last_name": "Id"},
+]
+ENTITIES = [{"id": "e1", "name": "web-1", "contacts": ["21", "99"], "tags": ["web", "prod"]}, {"name": "no-id"}]
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_import_contacts_then_entities(flapjack, real_r, tmp_path):
+    result = flapjack("import", "contacts", "-f", write(tmp_path, "contacts.json", CONTACTS))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        f"Contact not imported as it has no id: {json.dumps(CONTACTS[1])}",
+        "Imported 1 of 1 contacts.",
+    ]
+    contact = contact_store.load_contact(real_r, "21")
+    assert (contact.first_name, contact.last_name, contact.email) == ("Ada", "Lovelace", "ada@example.com")
+    assert real_r.hget(keys.contact_media("21"), "email") == b"ada@example.com"
+    assert real_r.hget(keys.contact_media_intervals("21"), "email") == b"600"
+    assert contact_store.rule_ids(real_r, "21")  # the automatic general rule
+
+    result = flapjack("import", "entities", "-f", write(tmp_path, "entities.json", ENTITIES))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "Imported 1 of 1 entities."
+    assert entity_store.entity_id(real_r, "web-1") == "e1"
+    assert entity_store.contact_ids_for_entity(real_r, "e1") == ["21"]  # 99 is no contact
+    assert sorted(entity_store.entity_tags(real_r, "e1")) == ["prod", "web"]
+
+
+def test_reimporting_a_contact_replaces_it_and_detaches_it(flapjack, real_r, tmp_path):
+    flapjack("import", "contacts", "-f", write(tmp_path, "c.json", CONTACTS))
+    flapjack("import", "entities", "-f", write(tmp_path, "e.json", ENTITIES))
+    changed = [{"id": "21", "first_name": "Augusta", "last_name": "King"}]
+    assert flapjack("import", "contacts", "-f", write(tmp_path, "c2.json", changed)).exit_code == 0
+    contact = contact_store.load_contact(real_r, "21")
+    assert (contact.first_name, contact.email) == ("Augusta", None)
+    assert real_r.hget(keys.contact_media("21"), "email") is None
+    assert entity_store.contact_ids_for_entity(real_r, "e1") == []
+
+
+def test_nothing_imported_without_ids(flapjack, real_r, tmp_path):
+    result = flapjack("import", "entities", "-f", write(tmp_path, "e.json", [{"name": "x"}]))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == "Nothing imported: no entity has an id"
+    assert real_r.keys("*") == []
+
+
+def test_bad_files(flapjack, tmp_path):
+    not_array = flapjack("import", "contacts", "-f", write(tmp_path, "c.json", {"id": "1"}))
+    assert not_array.exit_code == 1 and "expected a JSON array of objects" in not_array.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    assert flapjack("import", "contacts", "-f", str(bad)).exit_code == 1
+    assert flapjack("import", "contacts").exit_code == 2  # -f is required

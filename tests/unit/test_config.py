@@ -1,0 +1,131 @@
+"""Configuration loading (contract.md section 3): defaults, durations, and errors naming the key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flapjack_py.config import load_config, read_config_file
+from flapjack_py.errors import ConfigError
+
+
+@pytest.fixture
+def write_config(tmp_path: Path) -> Callable[[str], Path]:
+    """`write_config(yaml_text)` -> path of a config file holding it."""
+    def write(text: str) -> Path:
+        path = tmp_path / "flapjack.yml"
+        path.write_text(text, encoding="utf-8")
+        return path
+    return write
+
+
+def test_defaults() -> None:
+    config = load_config(None)
+
+    ex = config.executive
+    assert ex.queue == "events"
+    assert ex.archive_events is False
+    assert ex.events_archive_maxage == 10800
+    assert ex.new_check_scheduled_maintenance_duration == 3_155_760_000
+    assert tuple(ex.new_check_scheduled_maintenance_ignore_tags) == ()
+    assert ex.default_contact_timezone == "UTC"
+    assert ex.initial_failure_delay == 30
+    assert ex.repeat_failure_delay == 60
+    assert config.redis.url is None
+    assert (config.web.bind, config.web.port) == ("127.0.0.1", 3080)
+    assert tuple(config.web.api_token) == ()
+
+
+def test_partial_config_keeps_other_defaults() -> None:
+    config = load_config({"executive": {"repeat_failure_delay": 300}})
+
+    assert config.executive.repeat_failure_delay == 300
+    assert config.executive.initial_failure_delay == 30
+    assert config.executive.queue == "events"
+
+
+@pytest.mark.parametrize(("key", "value", "seconds"), [
+    ("new_check_scheduled_maintenance_duration", "100 years", 3_155_760_000),
+    ("new_check_scheduled_maintenance_duration", 0, 0),
+    ("new_check_scheduled_maintenance_duration", "0", 0),
+    ("initial_failure_delay", "2 minutes", 120),
+    ("repeat_failure_delay", "1 hour", 3600),
+    ("events_archive_maxage", "3 hours", 10800),
+    ("events_archive_maxage", 600, 600),
+])
+def test_durations_accept_integers_and_human_strings(key: str, value: Any, seconds: int) -> None:
+    assert getattr(load_config({"executive": {key: value}}).executive, key) == seconds
+
+
+def test_executive_settings_are_honoured() -> None:
+    config = load_config({"executive": {"queue": "my_events", "archive_events": True,
+                                        "new_check_scheduled_maintenance_ignore_tags": ["a", "b"],
+                                        "default_contact_timezone": "Europe/Paris"}})
+
+    assert config.executive.queue == "my_events"
+    assert config.executive.archive_events is True
+    assert tuple(config.executive.new_check_scheduled_maintenance_ignore_tags) == ("a", "b")
+    assert config.executive.default_contact_timezone == "Europe/Paris"
+
+
+@pytest.mark.parametrize(("config", "key"), [
+    ({"executive": {"bogus": 1}}, "executive.bogus"),
+    ({"web": {"prot": 3080}}, "web.prot"),
+    ({"redis": {"uri": "redis://x"}}, "redis.uri"),
+    ({"executiv": {}}, "executiv"),
+])
+def test_unknown_key_names_the_key(config: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config(config)
+
+
+@pytest.mark.parametrize(("config", "key"), [
+    ({"executive": {"archive_events": "yes"}}, "executive.archive_events"),
+    ({"executive": {"queue": 5}}, "executive.queue"),
+    ({"executive": {"new_check_scheduled_maintenance_ignore_tags": "a"}},
+     "executive.new_check_scheduled_maintenance_ignore_tags"),
+    ({"executive": {"new_check_scheduled_maintenance_ignore_tags": [1]}},
+     "executive.new_check_scheduled_maintenance_ignore_tags"),
+    ({"web": {"port": "3080"}}, "web.port"),
+    ({"web": {"port": True}}, "web.port"),
+    ({"executive": ["queue"]}, "executive"),
+])
+def test_wrong_type_names_the_key(config: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config(config)
+
+
+@pytest.mark.parametrize("key", ["new_check_scheduled_maintenance_duration", "initial_failure_delay",
+                                 "repeat_failure_delay", "events_archive_maxage"])
+@pytest.mark.parametrize("value", ["soon", "5 parsecs", "", -5])
+def test_bad_duration_names_the_key(key: str, value: Any) -> None:
+    with pytest.raises(ConfigError, match=rf"executive\.{key}"):
+        load_config({"executive": {key: value}})
+
+
+def test_config_file_is_read(write_config: Callable[[str], Path]) -> None:
+    path = write_config("executive:\n  initial_failure_delay: 1 minute\n  archive_events: true\n")
+
+    config = read_config_file(path)
+
+    assert config.executive.initial_failure_delay == 60
+    assert config.executive.archive_events is True
+
+
+def test_config_file_named_by_environment(write_config: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLAPJACK_CONFIG", str(write_config("executive:\n  queue: feed\n")))
+
+    assert read_config_file(None).executive.queue == "feed"
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("executive:\n  not_a_setting: 1\n", "executive.not_a_setting"),
+    ("executive:\n  repeat_failure_delay: later\n", "executive.repeat_failure_delay"),
+    ("web:\n  port: eighty\n", "web.port"),
+])
+def test_bad_config_file_names_the_key(write_config: Callable[[str], Path], text: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        read_config_file(write_config(text))
