@@ -96,6 +96,9 @@ def parse_event(raw: str | bytes) -> Event | None:
     return _normalise(data)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _load_json(raw: str | bytes) -> dict[str, Any]:
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", _QUESTION_MARK)
@@ -105,7 +108,16 @@ def _load_json(raw: str | bytes) -> dict[str, Any]:
         raise InvalidEvent([f"not valid JSON: {exc}"]) from None
     if not isinstance(data, dict):
         raise InvalidEvent([f"event must be a JSON object, got {type(data).__name__}"])
-    return data
+    return {_no_surrogates(k): _no_surrogates(v) for k, v in data.items()}
+
+
+def _no_surrogates(value: Any) -> Any:
+    """Replace lone surrogates (JSON escapes like \\ud800, not valid UTF-8) with `?`."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8") if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    return value
 
 
 def _reject_constant(name: str) -> None:

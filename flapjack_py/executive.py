@@ -65,6 +65,7 @@ class _Writes:
         self.lists: dict[str, list[Any]] = {}
         self.zsets: dict[str, dict[str, Any]] = {}  # member -> score, or None when removed
         self.committed = False  # committed on its own (with its alerts), not with the batch
+        self.raw: bytes = b""  # the event these writes belong to (for the reject fallback)
 
     def __getattr__(self, name: str) -> Any:
         def record(*args: Any, **kwargs: Any) -> None:
@@ -267,6 +268,7 @@ class Executive:
     def _process_items(self, batch: _Batch, raws: list[bytes], parsed: list[Event | InvalidEvent | None]) -> None:
         for raw, item in zip(raws, parsed, strict=True):
             writes = _Writes()
+            writes.raw = raw
             now = int(time.time())
             if isinstance(item, InvalidEvent):
                 self._reject(writes, raw, now, str(item))
@@ -277,11 +279,36 @@ class Executive:
                     raise  # not the event's fault: run() retries, the event stays in flight
                 except Exception as exc:  # one bad event must not stop the executive
                     log.exception("%s: processing failed; filed as rejected", item.id)
-                    writes = _Writes()
-                    self._reject(writes, raw, now, f"internal error: {exc!r}")
+                    writes = self._rejected(raw, now, f"internal error: {exc!r}")
             if not writes.committed:
                 batch.pending.append(writes)
-        self._commit(batch, batch.pending)
+        self._commit_or_isolate(batch)
+
+    def _commit_or_isolate(self, batch: _Batch) -> None:
+        """Commit the pending events; if Redis refuses the MULTI, commit them one by one, rejecting culprits."""
+        pending = list(batch.pending)
+        try:
+            self._commit(batch, batch.pending)
+            return
+        except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
+            raise
+        except Exception:
+            log.exception("committing %d events failed; committing them one at a time", len(pending))
+        for writes in pending:
+            try:
+                self._commit(batch, [writes])
+            except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
+                raise
+            except Exception as exc:
+                log.exception("event could not be committed; filed as rejected")
+                self._commit(batch, [self._rejected(writes.raw, int(time.time()), f"internal error: {exc!r}")])
+        batch.pending.clear()
+
+    def _rejected(self, raw: bytes, now: int, reason: str) -> _Writes:
+        writes = _Writes()
+        writes.raw = raw
+        self._reject(writes, raw, now, reason)
+        return writes
 
     def _parse(self, raw: bytes) -> Event | InvalidEvent | None:
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -48,7 +48,7 @@ def load_zone(name: str | None, default: str = "UTC") -> tzinfo:
                 return ZoneInfo(candidate)
             except (ZoneInfoNotFoundError, ValueError):
                 log.debug("unknown time zone %r", candidate)
-    return timezone.utc
+    return UTC
 
 
 def is_valid_zone(name: object) -> bool:
@@ -75,7 +75,7 @@ def validate_restriction(entry: Any, *, long_names: bool = False) -> None:
 
     `long_names` also accepts `IceCube::WeeklyRule`-style rule types (the API rejects them).
     """
-    build_schedule(entry, timezone.utc, long_names=long_names)
+    build_schedule(entry, UTC, long_names=long_names)
 
 
 def build_schedule(entry: Any, zone: tzinfo, *, long_names: bool = True) -> tuple[rrule.rruleset, timedelta]:
@@ -148,7 +148,7 @@ def _entry_occurring(entry: Any, now: int, zone: tzinfo) -> bool:
     except InvalidTimeRestriction as exc:
         log.warning("invalid time restriction ignored (%s): %.200r", exc, entry)
         return False
-    moment = datetime.fromtimestamp(now, timezone.utc)
+    moment = datetime.fromtimestamp(now, UTC)
     if duration <= timedelta(0):
         return bool(schedule.between(moment, moment, inc=True))
     earliest = moment - duration + timedelta(seconds=1)

@@ -130,14 +130,18 @@ def clear_interval_drops(pipe: redis.client.Pipeline, contact_id: str, medium: s
 
 
 def _queue_contact_reads(p: redis.client.Pipeline, check: str, entity_id: str | None) -> None:
-    p.smembers(keys.contacts_for(entity_id)) if entity_id else p.echo("")
+    """Three replies: contacts_for:EID, contacts_for:ALL, contacts_for:EID:C (an empty set without an entity id)."""
+    p.smembers(keys.contacts_for(entity_id or keys.ALL_ENTITIES_ID))
     p.smembers(keys.contacts_for(keys.ALL_ENTITIES_ID))
-    p.smembers(keys.contacts_for(entity_id, check)) if entity_id else p.echo("")
+    if entity_id:
+        p.smembers(keys.contacts_for(entity_id, check))
+    else:
+        p.smembers(keys.contacts_for(keys.ALL_ENTITIES_ID))
 
 
 def _facts(check_id: str, first: list, contact_sets: list) -> CheckFacts:  # type: ignore[type-arg]
     (state, last_change, summary), enabled, scheduled, unscheduled = first
-    contacts = frozenset(cid for members in contact_sets if isinstance(members, set) for cid in members)
+    contacts = frozenset(cid for members in contact_sets for cid in members)
     return CheckFacts(check_id=check_id, state=state, last_change=to_int(last_change), summary=summary,
                       enabled=enabled is not None, in_scheduled_maintenance=bool(scheduled),
                       in_unscheduled_maintenance=bool(unscheduled), contact_ids=contacts)

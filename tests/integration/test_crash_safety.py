@@ -115,3 +115,32 @@ def test_events_taken_back_from_a_stalled_executive_are_applied_once(real_r: red
     stalled.drain()
     assert int(real_r.hget(keys.event_counters(), "all")) == 300
     assert in_flight(real_r) == 0
+
+
+def test_an_event_redis_refuses_is_rejected_and_the_rest_of_its_batch_applied(
+        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flapjack_py.executive as executive_module
+
+    original = executive_module.check_store.write_update
+
+    def refused_for_poison(pipe, event, now, ifd, rfd):  # type: ignore[no-untyped-def]
+        original(pipe, event, now, ifd, rfd)
+        if event.check == "poison":
+            pipe.set("unstorable", object())  # the client refuses to pack it at EXEC time
+
+    monkeypatch.setattr(executive_module.check_store, "write_update", refused_for_poison)
+    for check in ("a", "poison", "b"):
+        real_r.lpush("events", json.dumps({"type": "service", "state": "ok", "entity": "e", "check": check}))
+    assert Executive(real_r, CONFIG).drain() == 3
+    assert real_r.hget(keys.check("e", "a"), "state") == b"ok"
+    assert real_r.hget(keys.check("e", "b"), "state") == b"ok"
+    assert not real_r.exists(keys.check("e", "poison"))
+    rejected = [raw for key in real_r.scan_iter(match="events_rejected:*") for raw in real_r.lrange(key, 0, -1)]
+    assert [json.loads(raw)["check"] for raw in rejected] == ["poison"]
+    assert in_flight(real_r) == 0
+
+
+def test_lone_surrogates_in_an_event_are_stored_as_question_marks(real_r: redis.Redis) -> None:
+    real_r.lpush("events", '{"type":"service","state":"ok","entity":"e","check":"c","summary":"bad \\ud800 text"}')
+    assert Executive(real_r, CONFIG).drain() == 1
+    assert real_r.hget(keys.check("e", "c"), "summary") == b"bad ? text"

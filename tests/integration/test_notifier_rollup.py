@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 import redis
+from notifier_world import World
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from flapjack_py.store import maintenance
-from notifier_world import World
 
 pytestmark = pytest.mark.real
 

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import redis
-
 from notifier_world import World, rule
 
 pytestmark = pytest.mark.real

@@ -4,12 +4,11 @@ intervals, a problem right after a recovery (engine.md 5.2 step 5, 5.3, 5.5 step
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 import redis
-
 from notifier_world import WEEKDAYS_8_TO_18, World, rule
 
 pytestmark = pytest.mark.real
@@ -27,7 +26,7 @@ def world(real_r: redis.Redis, clock: Any) -> World:
 
 
 def utc(*parts: int) -> int:
-    return int(datetime(*parts, tzinfo=timezone.utc).timestamp())
+    return int(datetime(*parts, tzinfo=UTC).timestamp())
 
 
 def problem_at(world: World, moment: int, check: str) -> list[tuple[str, str, str, str, str]]:

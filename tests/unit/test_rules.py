@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from flapjack_py.rules import (ALL_MEDIA, NotificationRule, general_rule, rule_from_hash, rule_to_hash,
-                               select_media, validate_rule_fields)
-from flapjack_py.time_restrictions import restrictions_occurring, validate_restriction, InvalidTimeRestriction
+from flapjack_py.rules import (
+    ALL_MEDIA,
+    NotificationRule,
+    general_rule,
+    rule_from_hash,
+    rule_to_hash,
+    select_media,
+    validate_rule_fields,
+)
+from flapjack_py.time_restrictions import InvalidTimeRestriction, restrictions_occurring, validate_restriction
 
-UTC = timezone.utc
 BAGHDAD = ZoneInfo("Asia/Baghdad")
 LONDON = ZoneInfo("Europe/London")
 NOW = 1_700_000_000

@@ -1,0 +1,102 @@
+"""Data-layer tests of flapjack_py.store.contacts (fakeredis, bytes replies)."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from flapjack_py.errors import AlreadyExists, NotFound
+from flapjack_py.rules import ALL_MEDIA, NotificationRule
+from flapjack_py.store import contacts as cs
+
+
+@pytest.fixture
+def ada(r: redis.Redis) -> str:
+    return cs.create_contact(r, {"id": "21", "first_name": "Ada", "last_name": "Lovelace", "email": "a@x",
+                                 "timezone": "Europe/London",
+                                 "media": {"email": {"address": "a@x", "interval": 300, "rollup_threshold": 3},
+                                           "sms": "+61", "pagerduty": {"service_key": "k", "subdomain": "s"}}})
+
+
+def test_create_stores_seed_layout_and_a_general_rule(r: redis.Redis, ada: str) -> None:
+    assert r.hgetall("contact:21") == {b"first_name": b"Ada", b"last_name": b"Lovelace", b"email": b"a@x"}
+    assert r.hgetall("contact_media:21") == {b"email": b"a@x", b"sms": b"+61", b"pagerduty": b"k"}
+    assert r.hgetall("contact_media_intervals:21") == {b"email": b"300"}
+    assert r.hgetall("contact_media_rollup_thresholds:21") == {b"email": b"3"}
+    assert r.get("contact_tz:21") == b"Europe/London"
+    assert r.hgetall("contact_pagerduty:21") == {b"subdomain": b"s", b"token": b"", b"username": b"", b"password": b""}
+    (rule,) = cs.load_rules(r, "21")
+    assert rule.critical_media == list(ALL_MEDIA) and rule.unknown_media is None
+    assert r.hget(f"notification_rule:{rule.id}", "unknown_blackhole") == b"false"
+
+
+def test_create_rejects_an_existing_id_and_makes_a_uuid_without_one(r: redis.Redis, ada: str) -> None:
+    with pytest.raises(AlreadyExists):
+        cs.create_contact(r, {"id": "21", "first_name": "X"})
+    new_id = cs.create_contact(r, {"last_name": "Nameless"})
+    assert len(new_id) == 36 and cs.load_contact(r, new_id).first_name == ""
+
+
+def test_media_values_and_effective_settings(r: redis.Redis, ada: str) -> None:
+    media = cs.load_media(r, "21")
+    assert list(media) == ["email", "sms", "pagerduty"]
+    assert (media["email"].effective_interval, media["email"].effective_rollup_threshold) == (300, 3)
+    assert (media["sms"].effective_interval, media["sms"].effective_rollup_threshold) == (900, None)
+    cs.update_medium(r, "21", "email", interval=None, rollup_threshold=0)
+    assert cs.load_medium(r, "21", "email") == cs.Medium("21", "email", "a@x", None, 0)
+    cs.delete_medium(r, "21", "sms")
+    assert cs.load_medium(r, "21", "sms") is None
+
+
+def test_update_contact_and_timezone(r: redis.Redis, ada: str) -> None:
+    cs.update_contact(r, "21", first_name="Augusta", timezone="Not/AZone")
+    assert cs.load_contact(r, "21") == cs.Contact("21", "Augusta", "Lovelace", "a@x", "Europe/London")
+    cs.update_contact(r, "21", timezone=None, email=None)
+    assert cs.load_contact(r, "21") == cs.Contact("21", "Augusta", "Lovelace", None, None)
+    with pytest.raises(NotFound):
+        cs.update_contact(r, "nobody", first_name="x")
+
+
+def test_pagerduty_credentials_crud(r: redis.Redis, ada: str) -> None:
+    assert cs.load_pagerduty_credentials(r, "21") == {"service_key": "k", "subdomain": "s", "token": "",
+                                                      "username": "", "password": ""}
+    cs.update_pagerduty_credentials(r, "21", token="t")
+    assert cs.load_pagerduty_credentials(r, "21")["token"] == "t"
+    cs.delete_pagerduty_credentials(r, "21")
+    assert cs.load_pagerduty_credentials(r, "21") is None
+    assert "pagerduty" not in cs.load_media(r, "21")
+
+
+def test_rules_crud_and_automatic_general_rule(r: redis.Redis, ada: str) -> None:
+    (general,) = cs.load_rules(r, "21")
+    specific = NotificationRule(id="spec", contact_id="21", entities=["foo"], critical_media=["sms"])
+    cs.create_rule(r, specific)
+    with pytest.raises(AlreadyExists):
+        cs.create_rule(r, specific)
+    cs.delete_rule(r, general.id)
+    rules = cs.load_rules(r, "21")  # all specific again: a new general rule is created first
+    assert [rule.is_specific for rule in rules] == [False, True]
+    assert len(cs.rule_ids(r, "21")) == 2
+    cs.create_contact(r, {"id": "22", "first_name": "Bob"})
+    cs.move_rule(r, "spec", "22")
+    assert "spec" in cs.rule_ids(r, "22") and "spec" not in cs.rule_ids(r, "21")
+    assert cs.load_rule(r, "spec").contact_id == "22"
+    assert len(cs.all_rule_ids(r)) == 3  # 21: new general; 22: its general + spec
+
+
+def test_delete_contact_removes_everything(r: redis.Redis, ada: str) -> None:
+    r.sadd("contacts_for:e1", "21", "99")
+    r.sadd("contacts_for:e1:PING", "21")
+    r.set("drop_alerts_for_contact:21:email:foo:PING:critical", "d")
+    cs.add_contact_tags(r, "21", ["ops"])
+    assert cs.contact_tags(r, "21") == ["ops"]
+    cs.delete_contact(r, "21")
+    assert sorted(r.keys()) == [b"contacts_for:e1"]
+    assert r.smembers("contacts_for:e1") == {b"99"}
+
+
+def test_list_contacts_sorted_by_last_then_first_name(r: redis.Redis) -> None:
+    for cid, first, last in (("1", "Zed", "Alpha"), ("2", "Amy", "Beta"), ("3", "Al", "Alpha")):
+        cs.create_contact(r, {"id": cid, "first_name": first, "last_name": last})
+    r.hset("contact:ghost", "last_name", "x")  # no first_name: not a contact
+    assert [c.id for c in cs.list_contacts(r)] == ["3", "1", "2"]
