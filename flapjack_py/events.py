@@ -6,7 +6,7 @@ import codecs
 import json
 import re
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidEvent
@@ -31,7 +31,7 @@ codecs.register_error(_QUESTION_MARK, _replace_with_question_mark)
 _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only, matched with fullmatch (no "12\n", no other scripts' digits)
 
 
-class EventType(str, Enum):
+class EventType(StrEnum):
     """The two kinds of event."""
 
     SERVICE = "service"

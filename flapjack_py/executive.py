@@ -33,6 +33,7 @@ from .store import decoded
 from .store import maintenance as maint
 from .store.alerts import trim_alert_indexes
 from .store.events import EventQueue, drop_stale_archive_keys, utc_hour
+from .store.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
 
@@ -47,88 +48,6 @@ class _InFlightTaken(Exception):
     """Another executive took back this one's in-flight events (its heartbeat lapsed): drop the batch."""
 
 
-class _Writes:
-    """One event's (or a batch's) writes, replayed into whichever MULTI commits them.
-
-    HSET, HINCRBY, SET, RPUSH, ZADD and ZREM are merged per key (last write wins,
-    increments add up, pushes keep their order) so a batch of events costs a few
-    commands per key instead of a dozen per event. Within the executive no key
-    mixes these with the other, recorded-in-order commands (DEL, SETEX, LPUSH...),
-    so applying the merged ones last keeps every key's final value.
-    """
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
-        self.hashes: dict[str, dict[str, Any]] = {}
-        self.incrs: dict[str, dict[str, int]] = {}
-        self.strings: dict[str, Any] = {}
-        self.lists: dict[str, list[Any]] = {}
-        self.zsets: dict[str, dict[str, Any]] = {}  # member -> score, or None when removed
-        self.committed = False  # committed on its own (with its alerts), not with the batch
-        self.raw: bytes = b""  # the event these writes belong to (for the reject fallback)
-
-    def __getattr__(self, name: str) -> Any:
-        def record(*args: Any, **kwargs: Any) -> None:
-            self.calls.append((name, args, kwargs))
-        return record
-
-    def hset(self, key: str, field: str | None = None, value: Any = None, mapping: dict[str, Any] | None = None) -> None:
-        fields = self.hashes.setdefault(key, {})
-        if field is not None:
-            fields[field] = value
-        fields.update(mapping or {})
-
-    def hincrby(self, key: str, field: str, amount: int = 1) -> None:
-        fields = self.incrs.setdefault(key, {})
-        fields[field] = fields.get(field, 0) + amount
-
-    def set(self, key: str, value: Any) -> None:
-        self.strings[key] = value
-
-    def rpush(self, key: str, *values: Any) -> None:
-        self.lists.setdefault(key, []).extend(values)
-
-    def zadd(self, key: str, mapping: dict[str, Any]) -> None:
-        self.zsets.setdefault(key, {}).update(mapping)
-
-    def zrem(self, key: str, *members: str) -> None:
-        self.zsets.setdefault(key, {}).update(dict.fromkeys(members))
-
-    def merge(self, other: _Writes) -> None:
-        """Add another event's writes after these."""
-        self.calls += other.calls
-        for key, fields in other.hashes.items():
-            self.hset(key, mapping=fields)
-        for key, incrs in other.incrs.items():
-            for field, amount in incrs.items():
-                self.hincrby(key, field, amount)
-        self.strings.update(other.strings)
-        for key, values in other.lists.items():
-            self.rpush(key, *values)
-        for key, members in other.zsets.items():
-            self.zsets.setdefault(key, {}).update(members)
-
-    def replay(self, pipe: Any) -> None:
-        for name, args, kwargs in self.calls:
-            getattr(pipe, name)(*args, **kwargs)
-        if self.strings:
-            pipe.mset(self.strings)
-        for key, fields in self.hashes.items():
-            pipe.hset(key, mapping=fields)
-        for key, incrs in self.incrs.items():
-            for field, amount in incrs.items():
-                pipe.hincrby(key, field, amount)
-        for key, values in self.lists.items():
-            pipe.rpush(key, *values)
-        for key, members in self.zsets.items():
-            scored = {m: score for m, score in members.items() if score is not None}
-            removed = [m for m, score in members.items() if score is None]
-            if scored:
-                pipe.zadd(key, scored)
-            if removed:
-                pipe.zrem(key, *removed)
-
-
 @dataclass
 class _Batch:
     """Events taken together and the state shared while processing them."""
@@ -138,7 +57,7 @@ class _Batch:
     counter: int  # the global `all` counter before this batch's next event
     in_flight: int = 0  # this batch's events still on the in-flight list
     guard: Any = None  # pipeline WATCHing the in-flight list since it was last checked
-    pending: list[_Writes] = field(default_factory=list)  # processed, not yet committed
+    pending: list[WriteBuffer] = field(default_factory=list)  # processed, not yet committed
 
 
 class Executive:
@@ -267,7 +186,7 @@ class Executive:
 
     def _process_items(self, batch: _Batch, raws: list[bytes], parsed: list[Event | InvalidEvent | None]) -> None:
         for raw, item in zip(raws, parsed, strict=True):
-            writes = _Writes()
+            writes = WriteBuffer()
             writes.raw = raw
             now = int(time.time())
             if isinstance(item, InvalidEvent):
@@ -304,8 +223,8 @@ class Executive:
                 self._commit(batch, [self._rejected(writes.raw, int(time.time()), f"internal error: {exc!r}")])
         batch.pending.clear()
 
-    def _rejected(self, raw: bytes, now: int, reason: str) -> _Writes:
-        writes = _Writes()
+    def _rejected(self, raw: bytes, now: int, reason: str) -> WriteBuffer:
+        writes = WriteBuffer()
         writes.raw = raw
         self._reject(writes, raw, now, reason)
         return writes
@@ -331,7 +250,7 @@ class Executive:
             self._check_tags_at = mono
         return self._check_tags
 
-    def _commit(self, batch: _Batch, pending: list[_Writes], notify: Any = None) -> None:
+    def _commit(self, batch: _Batch, pending: list[WriteBuffer], notify: Any = None) -> None:
         """One MULTI: the pending events' writes (and alerts), their in-flight removal, instance TTLs.
 
         EXEC fails, and nothing is applied, if another executive took the events back since the guard.
@@ -342,7 +261,7 @@ class Executive:
             batch.guard = self._guard(batch.in_flight)
         pipe, batch.guard = batch.guard, None
         pipe.multi()
-        merged = _Writes()
+        merged = WriteBuffer()
         for writes in pending:
             merged.merge(writes)
         merged.replay(pipe)
@@ -359,13 +278,13 @@ class Executive:
         batch.in_flight -= len(pending)
         pending.clear()
 
-    def _reject(self, writes: _Writes, raw: bytes, now: int, reason: str) -> None:
+    def _reject(self, writes: WriteBuffer, raw: bytes, now: int, reason: str) -> None:
         log.warning("rejected event (%s): %.200r", reason, raw)
         self.queue.reject(writes, raw, now)
 
     # --- one event ---------------------------------------------------------
 
-    def _process_event(self, batch: _Batch, writes: _Writes, event: Event, raw: bytes, now: int) -> None:
+    def _process_event(self, batch: _Batch, writes: WriteBuffer, event: Event, raw: bytes, now: int) -> None:
         if self.cfg.archive_events:
             self.queue.archive(writes, raw, now, self.cfg.events_archive_maxage)
         batch.counter += 1
@@ -384,7 +303,7 @@ class Executive:
         if go_on and self._filters_pass(writes, snap, event, previous, now):
             self._notify(batch, writes, snap, event, now, counter, tags)
 
-    def _ensure_entity(self, batch: _Batch, writes: _Writes, snap: CheckSnapshot) -> None:
+    def _ensure_entity(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot) -> None:
         entity_id = batch.entity_ids.get(snap.entity)
         if entity_id is None:
             entity_id = str(uuid.uuid4())
@@ -393,7 +312,7 @@ class Executive:
             log.info("new entity %s (id %s)", snap.entity, entity_id)
         snap.entity_id = entity_id
 
-    def _service_event(self, writes: _Writes, snap: CheckSnapshot, event: Event, now: int, counter: int,
+    def _service_event(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int, counter: int,
                        tags: frozenset[str]) -> tuple[bool, str | None]:
         if event.state in ("acknowledgement", "test_notifications"):
             log.warning("%s: service event with state %s counted invalid and ignored", event.id, event.state)
@@ -410,7 +329,7 @@ class Executive:
         self._refresh_scheduled(writes, snap, now)
         return go_on, previous
 
-    def _action_event(self, writes: _Writes, snap: CheckSnapshot, event: Event, now: int) -> tuple[bool, None]:
+    def _action_event(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int) -> tuple[bool, None]:
         check_store.write_action(writes, event, now)
         if not (event.is_acknowledgement or event.is_test):
             log.warning("%s: action event with state %s recorded, not notified", event.id, event.state)
@@ -418,7 +337,7 @@ class Executive:
         self._refresh_scheduled(writes, snap, now)
         return True, None
 
-    def _new_check_maintenance(self, writes: _Writes, snap: CheckSnapshot, tags: frozenset[str], now: int) -> None:
+    def _new_check_maintenance(self, writes: WriteBuffer, snap: CheckSnapshot, tags: frozenset[str], now: int) -> None:
         duration = self.cfg.new_check_scheduled_maintenance_duration
         if duration <= 0 or tags & set(self.cfg.new_check_scheduled_maintenance_ignore_tags):
             return
@@ -428,7 +347,7 @@ class Executive:
         snap.scheduled_start = maint.revalidate_scheduled(writes, snap.entity, snap.check, snap.scheduled_windows, now)
         log.info("%s: new check, scheduled maintenance for %ss", snap.id, duration)
 
-    def _update_state(self, writes: _Writes, snap: CheckSnapshot, event: Event, now: int, counter: int) -> None:
+    def _update_state(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int, counter: int) -> None:
         if event.state != snap.state:
             check_store.write_state_change(writes, event, now, counter)
             log.info("%s: %s -> %s", event.id, snap.state or "(new)", event.state)
@@ -440,7 +359,7 @@ class Executive:
         snap.last_update, snap.initial_failure_delay, snap.repeat_failure_delay = now, ifd, rfd
         snap.enabled = True
 
-    def _refresh_scheduled(self, writes: _Writes, snap: CheckSnapshot, now: int) -> None:
+    def _refresh_scheduled(self, writes: WriteBuffer, snap: CheckSnapshot, now: int) -> None:
         if snap.scheduled_start is not None or not snap.scheduled_windows:
             return
         snap.scheduled_start = maint.revalidate_scheduled(writes, snap.entity, snap.check,
@@ -448,7 +367,7 @@ class Executive:
 
     # --- filters -----------------------------------------------------------
 
-    def _filters_pass(self, writes: _Writes, snap: CheckSnapshot, event: Event, previous: str | None,
+    def _filters_pass(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, previous: str | None,
                       now: int) -> bool:
         for check_filter in filters.FILTERS:
             data = FilterInput(event, snap, previous, now, self.cfg.initial_failure_delay,
@@ -460,7 +379,7 @@ class Executive:
                 return False
         return True
 
-    def _apply_effects(self, writes: _Writes, snap: CheckSnapshot, verdict: Verdict, now: int) -> None:
+    def _apply_effects(self, writes: WriteBuffer, snap: CheckSnapshot, verdict: Verdict, now: int) -> None:
         if verdict.end_unscheduled and snap.unscheduled_start is not None:
             maint.finish_unscheduled(writes, snap.entity, snap.check, snap.unscheduled_start, now)
             log.info("%s: unscheduled maintenance ended", snap.id)
@@ -473,7 +392,7 @@ class Executive:
 
     # --- notification ------------------------------------------------------
 
-    def _notify(self, batch: _Batch, writes: _Writes, snap: CheckSnapshot, event: Event, now: int, counter: int,
+    def _notify(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int, counter: int,
                 tags: frozenset[str]) -> None:
         """Generate the notification; commit earlier events, then this one with its alerts."""
         self._commit(batch, batch.pending)  # the notifier (and 4.1 step 5) must see what earlier events wrote

@@ -40,6 +40,8 @@ BURST_WAIT = 60.0
 """Longest wait (s) in burst mode for a scheduled retry to fall due (setting `burst_wait`)."""
 BURST_ROUNDS = 100
 """Upper bound on work/wait rounds in burst mode."""
+SCHEDULE_TICK = 1.0
+"""Seconds between moves of due retries back onto the queue."""
 ABANDONED_REASON = "worker died while delivering"
 
 _gateways: dict[str, base.Gateway] = {}
@@ -82,7 +84,8 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
             _work_burst(worker, float(gateway.settings.get("burst_wait", BURST_WAIT)))
         else:
             _start_poller(gateway, client, stop_polling)
-            worker.work(with_scheduler=True, logging_level=logging.getLevelName(log.getEffectiveLevel()))
+            _every(SCHEDULE_TICK, lambda: _enqueue_due(worker.queues[0]), stop_polling, f"{name}-retries")
+            worker.work(with_scheduler=False, logging_level=logging.getLevelName(log.getEffectiveLevel()))
         return 0
     finally:
         stop_polling.set()
@@ -160,13 +163,19 @@ def _start_poller(gateway: base.Gateway, client: redis.Redis, stop: threading.Ev
     if gateway.poll_interval <= 0:
         return
     poller = type(gateway)(gateway.settings)
+    _every(poller.poll_interval, lambda: _poll_once(poller, client), stop, f"{gateway.medium}-poller")
 
+
+def _every(interval: float, action: Any, stop: threading.Event, name: str) -> None:
+    """Run `action` every `interval` s in a daemon thread until `stop` is set (dies with the process)."""
     def loop() -> None:
-        while not stop.wait(poller.poll_interval):
-            _poll_once(poller, client)
-        poller.close()
+        while not stop.wait(interval):
+            try:
+                action()
+            except Exception:  # noqa: BLE001 -- one round is a loop boundary
+                log.exception("%s: round failed", name)
 
-    threading.Thread(target=loop, name=f"{gateway.medium}-poller", daemon=True).start()
+    threading.Thread(target=loop, name=name, daemon=True).start()
 
 
 def _gateway_for(medium: str) -> base.Gateway:
@@ -197,7 +206,7 @@ def _work_burst(worker: GatewayWorker, burst_wait: float) -> None:
         if due is None or due - time.time() > burst_wait:
             return
         time.sleep(max(due - time.time(), 0.0))
-        _enqueue_due(queue, scheduled)
+        _enqueue_due(queue)
         worker = make_worker(worker.connection, queue.name)
 
 
@@ -206,16 +215,23 @@ def _next_due(scheduled: ScheduledJobRegistry) -> float | None:
     return float(entries[0][1]) if entries else None
 
 
-def _enqueue_due(queue: Queue, scheduled: ScheduledJobRegistry) -> None:
-    """Move scheduled retries that are due back onto the queue (what rq's scheduler does)."""
-    job_ids = scheduled.get_jobs_to_schedule(int(time.time()) + 1)
-    with queue.connection.pipeline() as pipe:
-        for job in Job.fetch_many(job_ids, connection=queue.connection, serializer=JSONSerializer):
-            if job is not None:
-                queue._enqueue_job(job, pipeline=pipe)
-        for job_id in job_ids:
-            scheduled.remove(job_id, pipeline=pipe)
-        pipe.execute()
+def _enqueue_due(queue: Queue) -> int:
+    """Move scheduled retries that are due back onto the queue (rq's scheduler, without its extra process).
+
+    Each job is claimed with ZREM first, so workers running this at once never enqueue a job twice.
+    """
+    scheduled = ScheduledJobRegistry(queue.name, connection=queue.connection, serializer=JSONSerializer)
+    moved = 0
+    for job_id in scheduled.get_jobs_to_schedule(time.time()):  # type: ignore[arg-type]
+        if not queue.connection.zrem(scheduled.key, job_id):
+            continue
+        try:
+            job = Job.fetch(job_id, connection=queue.connection, serializer=JSONSerializer)
+        except NoSuchJobError:
+            continue
+        queue._enqueue_job(job)
+        moved += 1
+    return moved
 
 
 def _worker_dead(client: redis.Redis, name: str) -> bool:

@@ -6,7 +6,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
@@ -40,7 +40,7 @@ def add_alert(pipe: redis.client.Pipeline, alert: Mapping[str, Any], retention: 
     entity, check = keys.split_check_id(alert["check"])
     pipe.hset(keys.alert(alert_id), mapping=to_record(alert))
     pipe.expire(keys.alert(alert_id), retention)
-    day = datetime.fromtimestamp(ts, timezone.utc).strftime("%Y%m%d")
+    day = datetime.fromtimestamp(ts, UTC).strftime("%Y%m%d")
     for index in (keys.alerts(), keys.alerts_by_contact(alert["contact"]),
                   keys.alerts_by_contact(alert["contact"], alert["media"]),
                   keys.alerts_by_check(entity, check), keys.alerts_by_time(day)):

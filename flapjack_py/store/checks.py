@@ -16,6 +16,7 @@ from .. import keys, scripts
 from ..checks import NOTIFICATION_KINDS, CheckSnapshot, to_int
 from ..events import Event, parse_perfdata
 
+
 def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
                    check_tags: Sequence[str] = ()) -> dict[tuple[str, str], CheckSnapshot]:
     """Read the snapshots of several checks in one round trip (one Lua call); `client` replies with str."""

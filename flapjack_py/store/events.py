@@ -12,7 +12,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
@@ -32,7 +32,7 @@ def push_event(client: redis.Redis, event: Mapping[str, Any], queue: str = "even
 
 def utc_hour(now: float) -> str:
     """YYYYMMDDHH of a unix time in UTC."""
-    return datetime.fromtimestamp(now, timezone.utc).strftime("%Y%m%d%H")
+    return datetime.fromtimestamp(now, UTC).strftime("%Y%m%d%H")
 
 
 class EventQueue:
