@@ -40,8 +40,14 @@ BURST_WAIT = 60.0
 """Longest wait (s) in burst mode for a scheduled retry to fall due (setting `burst_wait`)."""
 BURST_ROUNDS = 100
 """Upper bound on work/wait rounds in burst mode."""
+INTERMEDIATE_GRACE = 3.0
+"""Seconds a job may sit in rq's intermediate list, unstarted, before it is put back."""
 SCHEDULE_TICK = 1.0
 """Seconds between moves of due retries back onto the queue."""
+WORKER_TTL = 60
+"""rq worker heartbeat TTL, seconds (the worker wakes every WORKER_TTL - 15 s when idle)."""
+MAINTENANCE_INTERVAL = 60
+"""Seconds between rq maintenance rounds (registry cleanup + our abandoned-job recovery)."""
 ABANDONED_REASON = "worker died while delivering"
 
 _gateways: dict[str, base.Gateway] = {}
@@ -84,7 +90,7 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
             _work_burst(worker, float(gateway.settings.get("burst_wait", BURST_WAIT)))
         else:
             _start_poller(gateway, client, stop_polling)
-            _every(SCHEDULE_TICK, lambda: _enqueue_due(worker.queues[0]), stop_polling, f"{name}-retries")
+            _every(SCHEDULE_TICK, lambda: _tick(worker.queues[0]), stop_polling, f"{name}-retries")
             worker.work(with_scheduler=False, logging_level=logging.getLevelName(log.getEffectiveLevel()))
         return 0
     finally:
@@ -99,7 +105,8 @@ def make_worker(client: redis.Redis, medium: str) -> GatewayWorker:
     """An rq SimpleWorker on the medium's queue (JSON serializer) with the abandoned-job handling."""
     queue = Queue(medium, connection=client, serializer=JSONSerializer)
     return GatewayWorker([queue], connection=client, serializer=JSONSerializer, name=worker_name(medium),
-                         exception_handlers=[_on_abandoned])
+                         exception_handlers=[_on_abandoned], worker_ttl=WORKER_TTL,
+                         maintenance_interval=MAINTENANCE_INTERVAL)
 
 
 def worker_name(medium: str) -> str:
@@ -111,7 +118,7 @@ def recover_abandoned(client: redis.Redis, medium: str) -> int:
     """Retry (or fail, when out of tries) jobs started by a dead worker of this host; return how many."""
     registry = StartedJobRegistry(medium, connection=client, serializer=JSONSerializer)
     queue = Queue(medium, connection=client, serializer=JSONSerializer)
-    count = 0
+    count = recover_intermediate(queue)
     for job_id, execution_id in registry.get_job_and_execution_ids(cleanup=False):
         try:
             execution = Execution.fetch(execution_id, job_id, client)
@@ -191,7 +198,8 @@ def _stretch_next_interval(job: Job, seconds: float) -> None:
     intervals = list(job.retry_intervals or [0])
     index = max(len(intervals) - (job.retries_left or 0), 0)
     index = min(index, len(intervals) - 1)
-    intervals[index] = max(int(intervals[index]), int(seconds + 0.999))
+    # rq schedules to the whole second, rounding down: one more second keeps the retry after Retry-After
+    intervals[index] = max(int(intervals[index]), int(seconds + 0.999) + 1)
     job.retry_intervals = intervals
     log.info("alert %s: next try in %ss (Retry-After)", job.id, intervals[index])
 
@@ -213,6 +221,32 @@ def _work_burst(worker: GatewayWorker, burst_wait: float) -> None:
 def _next_due(scheduled: ScheduledJobRegistry) -> float | None:
     entries = scheduled.connection.zrange(scheduled.key, 0, 0, withscores=True)
     return float(entries[0][1]) if entries else None
+
+
+def _tick(queue: Queue) -> None:
+    _enqueue_due(queue)
+    recover_intermediate(queue)
+
+
+def recover_intermediate(queue: Queue) -> int:
+    """Put back jobs stuck in rq's intermediate list (taken by a worker killed before it registered them).
+
+    A job id seen there twice, INTERMEDIATE_GRACE s apart, and not started, is pushed back on the queue.
+    """
+    started = set(StartedJobRegistry(queue.name, connection=queue.connection,
+                                     serializer=JSONSerializer).get_job_ids(cleanup=False))
+    stuck = queue.intermediate_queue
+    moved = 0
+    for job_id in stuck.get_job_ids():
+        if job_id in started or stuck.set_first_seen(job_id):
+            continue
+        first_seen = stuck.get_first_seen(job_id)
+        if first_seen and time.time() - first_seen.timestamp() > INTERMEDIATE_GRACE:
+            if queue.connection.lrem(stuck.key, 1, job_id):
+                log.warning("alert %s: taken by a worker that died before starting it; requeued", job_id)
+                queue.push_job_id(job_id, at_front=True)
+                moved += 1
+    return moved
 
 
 def _enqueue_due(queue: Queue) -> int:

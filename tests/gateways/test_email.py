@@ -5,7 +5,6 @@ from __future__ import annotations
 import ssl
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest

@@ -1,0 +1,40 @@
+"""Entity views: every entity with its failing count, and one entity's checks and contacts."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from flask import abort, render_template, request
+
+from flapjack_py import keys
+from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import entities as entity_store
+
+from . import bp, queries
+from .context import db
+
+
+@bp.get("/entities")
+def entities() -> str:
+    """Every entity (filtered by name search `q`) with its check and failing counts."""
+    client = db()
+    search = request.args.get("q", "").strip()
+    found = [e for e in entity_store.list_entities(client) if search.lower() in e.name.lower()]
+    failing = Counter(r.entity for r in queries.failing_rows(client))
+    return render_template("ui/entities.html", entities=found, failing=failing, search=search)
+
+
+@bp.get("/entities/<name>")
+def entity(name: str) -> str:
+    """An entity's checks (failing first), its contacts and tags."""
+    client = db()
+    entity_id = entity_store.entity_id(client, name)
+    ids = queries.entity_check_ids(client, name)
+    if entity_id is None and not ids:
+        abort(404, description=f"No entity '{name}'")
+    rows = queries.check_rows(client, ids)
+    rows.sort(key=lambda r: (not r.failing, queries.SEVERITY_RANK.get(r.state or "ok", 3), r.check))
+    contacts = contact_store.load_contacts(client, entity_store.contact_ids_for_entity(client, entity_id or ""))
+    tags = entity_store.entity_tags(client, entity_id) if entity_id else []
+    return render_template("ui/entity.html", name=name, entity_id=entity_id, rows=rows, contacts=contacts,
+                           tags=tags, all_id=keys.ALL_ENTITIES_ID)

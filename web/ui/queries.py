@@ -1,0 +1,265 @@
+"""Read models of the web UI: check rows, one check in full, alert history.
+
+Composed of flapjack_py.store functions and keys.*; each function reads in one
+or two pipelined round trips and returns plain dataclasses for the templates.
+Every client here replies with str (see web.ui.context.db).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from flapjack_py import keys
+from flapjack_py.checks import to_int
+from flapjack_py.events import FAILURE_STATES
+from flapjack_py.store import alerts as alert_store
+from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import maintenance as maint
+
+log = logging.getLogger(__name__)
+
+ROW_ALERTS = 3
+"""Latest alerts shown per check in lists ("who was told")."""
+
+NOTIFICATION_SHOWN = ("problem", "recovery", "acknowledgement", "test")
+"""Kinds of last_<kind>_notification shown on a check's page."""
+
+SEVERITY_RANK = {"critical": 0, "unknown": 1, "warning": 2, "ok": 3}
+"""Sort order of failing checks: worst first (Flapjack 1.x's web UI order)."""
+
+
+@dataclass
+class Alert:
+    """One alert:ID record, plus the contact's name when known."""
+
+    id: str
+    timestamp: int | None
+    contact: str
+    contact_name: str
+    media: str
+    address: str
+    check: str
+    type: str
+    rollup: str
+    state: str
+    subject: str
+    status: str
+    error: str = ""
+    delivered_at: int | None = None
+
+    @property
+    def entity(self) -> str:
+        return keys.split_check_id(self.check)[0]
+
+    @property
+    def check_name(self) -> str:
+        return keys.split_check_id(self.check)[1]
+
+
+@dataclass
+class CheckRow:
+    """What a list shows about one check."""
+
+    entity: str
+    check: str
+    state: str | None
+    summary: str
+    last_change: int | None
+    last_update: int | None
+    failing_since: int | None
+    enabled: bool
+    scheduled: bool
+    unscheduled: bool
+    alerts: list[Alert] = field(default_factory=list)
+
+    @property
+    def failing(self) -> bool:
+        return self.state in FAILURE_STATES
+
+
+@dataclass
+class StateChange:
+    """One entry of a check's state history."""
+
+    timestamp: int
+    state: str
+    summary: str
+
+
+@dataclass
+class CheckDetail:
+    """Everything the check page shows."""
+
+    row: CheckRow
+    details: str
+    perfdata: list[dict[str, str]]
+    initial_failure_delay: int | None
+    repeat_failure_delay: int | None
+    ack_hash: str | None
+    last_notifications: dict[str, int | None]
+    scheduled: list[maint.Window]
+    unscheduled: list[maint.Window]
+    scheduled_in_force: int | None
+    unscheduled_in_force: int | None
+    unscheduled_remaining: int | None
+    history: list[StateChange]
+    contacts: list[contact_store.Contact]
+
+
+# --- check rows ------------------------------------------------------------
+
+
+def check_rows(client: redis.Redis, check_ids: Sequence[str], alerts_per_check: int = ROW_ALERTS) -> list[CheckRow]:
+    """Rows for `check_ids` (E:C), in that order, with their latest alerts; two round trips."""
+    p = client.pipeline(transaction=False)
+    for check_id in check_ids:
+        e, c = keys.split_check_id(check_id)
+        p.hmget(keys.check(e, c), "state", "summary", "last_change", "last_update")
+        p.zscore(keys.failed_checks(), check_id)
+        p.zscore(keys.current_checks(e), c)
+        p.exists(keys.maintenance(e, c, maint.SCHEDULED))
+        p.exists(keys.maintenance(e, c, maint.UNSCHEDULED))
+        p.zrevrange(keys.alerts_by_check(e, c), 0, alerts_per_check - 1)
+    replies = p.execute()
+    rows, alert_ids = [], []
+    for i, check_id in enumerate(check_ids):
+        (state, summary, change, update), failing, current, sched, unsched, ids = replies[6 * i:6 * i + 6]
+        e, c = keys.split_check_id(check_id)
+        rows.append(CheckRow(e, c, state or None, summary or "", to_int(change), to_int(update),
+                             _int(failing), current is not None, bool(sched), bool(unsched)))
+        alert_ids.append(ids)
+    found = {a.id: a for a in load_alerts(client, [i for ids in alert_ids for i in ids])}
+    for row, ids in zip(rows, alert_ids, strict=True):
+        row.alerts = [found[i] for i in ids if i in found]
+    return rows
+
+
+def failing_rows(client: redis.Redis) -> list[CheckRow]:
+    """Rows of every failing check: worst state first, then longest failing."""
+    rows = check_rows(client, [_s(m) for m in client.zrange(keys.failed_checks(), 0, -1)])
+    rows = [r for r in rows if r.failing]
+    return sorted(rows, key=lambda r: (SEVERITY_RANK.get(r.state or "ok", 3), r.failing_since or 0, r.entity, r.check))
+
+
+def all_check_ids(client: redis.Redis, entity_search: str = "") -> list[str]:
+    """Every E:C ever seen or current, sorted; `entity_search` keeps entities containing it (case-insensitive)."""
+    ids = {_s(m) for m in client.zrange(keys.all_checks(), 0, -1)}
+    needle = entity_search.strip().lower()
+    if needle:
+        ids = {i for i in ids if needle in keys.split_check_id(i)[0].lower()}
+    return sorted(ids, key=lambda i: keys.split_check_id(i))
+
+
+def entity_check_ids(client: redis.Redis, entity: str) -> list[str]:
+    """E:C of every check ever seen or current on an entity, sorted by check name."""
+    names = set(client.zrange(keys.all_checks_for(entity), 0, -1)) | set(client.zrange(keys.current_checks(entity), 0, -1))
+    return [keys.check_id(entity, _s(n)) for n in sorted(names, key=_s)]
+
+
+# --- one check -------------------------------------------------------------
+
+
+def check_detail(client: redis.Redis, entity: str, check: str, contacts: Iterable[str],
+                 history: int = 50, alerts: int = 50) -> CheckDetail | None:
+    """The check page's data, or None when the check was never seen."""
+    data = {_s(k): _s(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
+    if not data and client.zscore(keys.all_checks(), keys.check_id(entity, check)) is None:
+        return None
+    row = check_rows(client, [keys.check_id(entity, check)], alerts)[0]
+    p = client.pipeline(transaction=False)
+    p.hget(keys.check_hashes_by_id(), keys.check_id(entity, check))
+    p.mget([keys.last_notification(entity, check, k) for k in NOTIFICATION_SHOWN])
+    ack_hash, last = p.execute()
+    return CheckDetail(
+        row=row, details=data.get("details", ""), perfdata=_perfdata(data.get("perfdata")),
+        initial_failure_delay=to_int(data.get("initial_failure_delay")),
+        repeat_failure_delay=to_int(data.get("repeat_failure_delay")),
+        ack_hash=ack_hash, last_notifications=dict(zip(NOTIFICATION_SHOWN, map(to_int, last), strict=True)),
+        scheduled=list(reversed(maint.list_windows(client, entity, check, maint.SCHEDULED))),
+        unscheduled=list(reversed(maint.list_windows(client, entity, check, maint.UNSCHEDULED))),
+        scheduled_in_force=maint.in_force(client, entity, check, maint.SCHEDULED),
+        unscheduled_in_force=maint.in_force(client, entity, check, maint.UNSCHEDULED),
+        unscheduled_remaining=maint.remaining(client, entity, check, maint.UNSCHEDULED),
+        history=state_history(client, entity, check, history),
+        contacts=contact_store.load_contacts(client, list(contacts)),
+    )
+
+
+def state_history(client: redis.Redis, entity: str, check: str, limit: int = 50) -> list[StateChange]:
+    """The newest `limit` state changes, newest first."""
+    stamps = [_s(t) for t in client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, limit - 1)]
+    if not stamps:
+        return []
+    p = client.pipeline(transaction=False)
+    p.mget([keys.check_state_at(entity, check, t) for t in stamps])
+    p.mget([keys.check_summary_at(entity, check, t) for t in stamps])
+    states, summaries = p.execute()
+    return [StateChange(int(float(t)), st or "", su or "") for t, st, su in zip(stamps, states, summaries, strict=True)]
+
+
+# --- alerts ----------------------------------------------------------------
+
+
+def load_alerts(client: redis.Redis, alert_ids: Sequence[str]) -> list[Alert]:
+    """The alerts among `alert_ids` that still exist, in that order, with contact names."""
+    p = client.pipeline(transaction=False)
+    for alert_id in alert_ids:
+        p.hgetall(keys.alert(alert_id))
+    records = [r for r in p.execute() if r]
+    names = contact_names(client, {r.get("contact", "") for r in records})
+    return [_alert_from(r, names) for r in records]
+
+
+def recent_alerts(client: redis.Redis, index: str, offset: int = 0, limit: int = 100) -> list[Alert]:
+    """Alerts of an `alerts*` index (see keys.alerts*), newest first."""
+    return load_alerts(client, alert_store.alert_ids(client, index, offset=offset, limit=limit))
+
+
+def contact_names(client: redis.Redis, contact_ids: Iterable[str]) -> dict[str, str]:
+    """Contact id -> "First Last" for the existing contacts among `contact_ids`."""
+    ids = sorted(i for i in set(contact_ids) if i)
+    return {c.id: full_name(c) for c in contact_store.load_contacts(client, ids)}
+
+
+def full_name(contact: contact_store.Contact) -> str:
+    """A contact's display name: first and last name, or its id when both are empty."""
+    return " ".join(n for n in (contact.first_name, contact.last_name) if n) or contact.id
+
+
+# --- private helpers -------------------------------------------------------
+
+
+def _alert_from(record: dict[str, str], names: dict[str, str]) -> Alert:
+    contact = record.get("contact", "")
+    return Alert(
+        id=record.get("id", ""), timestamp=to_int(record.get("timestamp")), contact=contact,
+        contact_name=names.get(contact, contact), media=record.get("media", ""), address=record.get("address", ""),
+        check=record.get("check", ""), type=record.get("type", ""), rollup=record.get("rollup", ""),
+        state=record.get("state", ""), subject=record.get("subject", ""), status=record.get("status", ""),
+        error=record.get("error", ""), delivered_at=to_int(record.get("delivered_at")),
+    )
+
+
+def _perfdata(text: str | None) -> list[dict[str, str]]:
+    if not text:
+        return []
+    try:
+        items: Any = json.loads(text)
+    except ValueError:
+        log.warning("unreadable perfdata %r", text[:80])
+        return []
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def _int(score: float | None) -> int | None:
+    return None if score is None else int(score)
+
+
+def _s(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value

@@ -1,0 +1,94 @@
+"""Read model of the status page: event counters, executive instances, queue lengths, delivery queues."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+
+from flapjack_py import keys
+from flapjack_py.checks import to_int
+from flapjack_py.config import KNOWN_MEDIA, Config
+from flapjack_py.delivery import queue_for
+from flapjack_py.store.events import COUNTER_FIELDS, utc_hour
+
+
+@dataclass
+class Instance:
+    """One executive_instance:HOST:PID with its own counters."""
+
+    host: str
+    pid: str
+    boot_time: int | None
+    alive: bool
+    counters: dict[str, int]
+
+
+@dataclass
+class DeliveryQueue:
+    """The rq queue of one medium."""
+
+    medium: str
+    enabled: bool
+    queued: int
+    failed: int
+
+
+@dataclass
+class Status:
+    """Everything the status page shows."""
+
+    counters: dict[str, int]
+    instances: list[Instance]
+    queue: str
+    queue_length: int
+    rejected_this_hour: int
+    failing: int
+    checks: int
+    delivery: list[DeliveryQueue]
+
+
+def load_status(client: redis.Redis, raw: redis.Redis, config: Config, now: int) -> Status:
+    """Read the status page's data; `raw` is the bytes client rq needs."""
+    queue = config.executive.queue
+    p = client.pipeline(transaction=False)
+    p.hgetall(keys.event_counters())
+    p.llen(keys.events(queue))
+    p.llen(keys.events_rejected(utc_hour(now)))
+    p.zcard(keys.failed_checks())
+    p.zcard(keys.all_checks())
+    counters, length, rejected, failing, checks = p.execute()
+    return Status(_counters(counters), load_instances(client), queue, length, rejected, failing, checks,
+                  delivery_queues(raw, config))
+
+
+def load_instances(client: redis.Redis) -> list[Instance]:
+    """Every executive instance still on record (12-day TTL), newest boot first."""
+    prefix = keys.executive_instance("", 0)[:-len(":0")]
+    found = []
+    for key in client.scan_iter(match=keys.executive_instance_pattern(), count=500):
+        host, _, pid = key[len(prefix):].rpartition(":")
+        if not pid.isdigit():
+            continue
+        p = client.pipeline(transaction=False)
+        p.hget(key, "boot_time")
+        p.hgetall(keys.instance_event_counters(host, int(pid)))
+        p.exists(keys.executive_heartbeat(host, int(pid)))
+        boot, counters, beat = p.execute()
+        found.append(Instance(host, pid, to_int(boot), bool(beat), _counters(counters)))
+    return sorted(found, key=lambda i: -(i.boot_time or 0))
+
+
+def delivery_queues(raw: redis.Redis, config: Config) -> list[DeliveryQueue]:
+    """Jobs waiting and failed on each medium's rq queue (media enabled in config, or with jobs)."""
+    found = []
+    for medium in KNOWN_MEDIA:
+        queue = queue_for(raw, medium)
+        queued, failed = queue.count, queue.failed_job_registry.count
+        if config.gateway_enabled(medium) or queued or failed:
+            found.append(DeliveryQueue(medium, config.gateway_enabled(medium), queued, failed))
+    return found
+
+
+def _counters(data: dict[str, str]) -> dict[str, int]:
+    return {name: to_int(data.get(name)) or 0 for name in COUNTER_FIELDS}
