@@ -47,6 +47,10 @@ class RollupDecision:
     threshold: int | None = None
 
 
+_NOT_READ = AlertingSet(members={}, drop_rollup=False)
+"""Stands for the alerting set of a medium without rollup threshold, which is not read."""
+
+
 def notify(connection: redis.Redis, notification: Notification, now: int, config: Config,
            pipe: redis.client.Pipeline) -> list[dict[str, Any]]:
     """Turn a notification into alerts; return the alert payloads emitted.
@@ -63,7 +67,7 @@ def notify(connection: redis.Redis, notification: Notification, now: int, config
     targets = _targets(client, contacts, notification, now, config, pipe)
     dropped = rollup_store.load_dropped_media(client, _pairs(targets), notification.event_id, notification.state)
     targets = [t for t in targets if (t[0].contact.id, t[1].type) not in dropped]
-    sets = rollup_store.load_alerting_sets(client, _pairs(targets))
+    sets = _alerting_sets(client, targets)
     facts = _check_facts(client, notification, now, sets.values())
     alerts = []
     for details, medium in targets:
@@ -129,6 +133,13 @@ def _contact_targets(details: ContactDetails, rules: Sequence[NotificationRule],
     return targets
 
 
+def _alerting_sets(client: redis.Redis, targets: Sequence[Target]) -> dict[tuple[str, str], AlertingSet]:
+    """The alerting sets rollup decisions need: only media with a rollup threshold are read."""
+    with_threshold = [(d.contact.id, m.type) for d, m in targets if m.effective_rollup_threshold is not None]
+    sets = rollup_store.load_alerting_sets(client, with_threshold)
+    return {pair: sets.get(pair, _NOT_READ) for pair in _pairs(targets)}
+
+
 def _pairs(targets: Sequence[Target]) -> list[tuple[str, str]]:
     return [(details.contact.id, medium.type) for details, medium in targets]
 
@@ -166,7 +177,14 @@ def current_check_facts(notification: Notification, stored: CheckFacts, now: int
 
 def decide_rollup(notification: Notification, contact_id: str, medium: Medium, alerting: AlertingSet,
                   facts: Mapping[str, CheckFacts], now: int) -> RollupDecision:
-    """Add, clean, and decide rollup problem/recovery/none or skip for one contact medium. Pure."""
+    """Add, clean, and decide rollup problem/recovery/none or skip for one contact medium. Pure.
+
+    Without a rollup threshold nothing reads the set for a decision, so only the
+    notified check is cleaned (cleaning every member is O(set size) per alert).
+    """
+    if medium.effective_rollup_threshold is None:
+        gone = () if facts[notification.event_id].alerting_for(contact_id) else (notification.event_id,)
+        return RollupDecision(add=notification.is_problem, removed=gone)
     members = dict(alerting.members)
     add = notification.is_problem
     if add:

@@ -63,3 +63,20 @@ while i <= #ARGV do
 end
 return out
 """
+
+CHECK_FACTS = """
+-- KEYS: none (every key is passed in ARGV; single-instance Redis only)
+-- ARGV[1] contacts_for:ALL, then per check 8 values: E:C, check hash, current_checks:E, check name,
+--   scheduled in-force key, unscheduled in-force key, contacts_for:EID, contacts_for:EID:C
+-- Returns per check {state, last_change, summary, current_checks score, scheduled?, unscheduled?, contact ids}.
+local out = {}
+for i = 2, #ARGV, 8 do
+  local h = redis.call('HMGET', ARGV[i + 1], 'state', 'last_change', 'summary')
+  out[#out + 1] = {
+    h[1], h[2], h[3], redis.call('ZSCORE', ARGV[i + 2], ARGV[i + 3]),
+    redis.call('EXISTS', ARGV[i + 4]), redis.call('EXISTS', ARGV[i + 5]),
+    redis.call('SUNION', ARGV[i + 6], ARGV[1], ARGV[i + 7])
+  }
+end
+return out
+"""

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
-from .. import keys
+from .. import keys, scripts
 from .contacts import str_client, to_int
 
 log = logging.getLogger(__name__)
@@ -74,24 +75,30 @@ def load_alerting_sets(client: redis.Redis, pairs: Sequence[tuple[str, str]]) ->
 
 
 def load_check_facts(client: redis.Redis, check_ids: Iterable[str]) -> dict[str, CheckFacts]:
-    """CheckFacts of each check id, in two round trips (state/maintenance, then contacts)."""
+    """CheckFacts of each check id in two round trips: entity ids, then one Lua call for the rest."""
     ids = list(dict.fromkeys(check_ids))
     if not ids:
         return {}
     c = str_client(client)
-    p = c.pipeline(transaction=False)
+    entities = list(dict.fromkeys(keys.split_check_id(cid)[0] for cid in ids))
+    entity_ids = dict(zip(entities, c.hmget(keys.entity_ids_by_name(), entities), strict=True))
+    everyone = keys.contacts_for(keys.ALL_ENTITIES_ID)
+    args: list[str] = [everyone]
     for cid in ids:
         entity, check = keys.split_check_id(cid)
-        p.hmget(keys.check(entity, check), "state", "last_change", "summary")
-        p.zscore(keys.current_checks(entity), check)
-        p.exists(keys.maintenance(entity, check, "scheduled"))
-        p.exists(keys.maintenance(entity, check, "unscheduled"))
-        p.hget(keys.entity_ids_by_name(), entity)
-    first = p.execute()
-    for i, cid in enumerate(ids):
-        _queue_contact_reads(p, keys.split_check_id(cid)[1], first[5 * i + 4])
-    second = p.execute()
-    return {cid: _facts(cid, first[5 * i:5 * i + 4], second[3 * i:3 * i + 3]) for i, cid in enumerate(ids)}
+        eid = entity_ids.get(entity)
+        args += [cid, keys.check(entity, check), keys.current_checks(entity), check,
+                 keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled"),
+                 keys.contacts_for(eid) if eid else everyone, keys.contacts_for(eid, check) if eid else everyone]
+    replies = _facts_script(c)(keys=[], args=args)
+    return {cid: _facts(cid, reply) for cid, reply in zip(ids, replies, strict=True)}
+
+
+def _facts_script(client: redis.Redis) -> Any:
+    cache = client.__dict__.setdefault("_flapjack_scripts", {})
+    if scripts.CHECK_FACTS not in cache:
+        cache[scripts.CHECK_FACTS] = client.register_script(scripts.CHECK_FACTS)
+    return cache[scripts.CHECK_FACTS]
 
 
 # --- writes into the caller's pipeline ------------------------------------
@@ -129,19 +136,8 @@ def clear_interval_drops(pipe: redis.client.Pipeline, contact_id: str, medium: s
     pipe.delete(*(keys.drop_alerts_for_contact(contact_id, medium, event_id, s) for s in FAILURE_STATES))
 
 
-def _queue_contact_reads(p: redis.client.Pipeline, check: str, entity_id: str | None) -> None:
-    """Three replies: contacts_for:EID, contacts_for:ALL, contacts_for:EID:C (an empty set without an entity id)."""
-    p.smembers(keys.contacts_for(entity_id or keys.ALL_ENTITIES_ID))
-    p.smembers(keys.contacts_for(keys.ALL_ENTITIES_ID))
-    if entity_id:
-        p.smembers(keys.contacts_for(entity_id, check))
-    else:
-        p.smembers(keys.contacts_for(keys.ALL_ENTITIES_ID))
-
-
-def _facts(check_id: str, first: list, contact_sets: list) -> CheckFacts:  # type: ignore[type-arg]
-    (state, last_change, summary), enabled, scheduled, unscheduled = first
-    contacts = frozenset(cid for members in contact_sets for cid in members)
+def _facts(check_id: str, reply: list[Any]) -> CheckFacts:
+    state, last_change, summary, enabled, scheduled, unscheduled, contacts = reply
     return CheckFacts(check_id=check_id, state=state, last_change=to_int(last_change), summary=summary,
                       enabled=enabled is not None, in_scheduled_maintenance=bool(scheduled),
-                      in_unscheduled_maintenance=bool(unscheduled), contact_ids=contacts)
+                      in_unscheduled_maintenance=bool(unscheduled), contact_ids=frozenset(contacts or ()))

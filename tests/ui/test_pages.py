@@ -2,18 +2,140 @@
 
 from __future__ import annotations
 
+import html
+import re
+
+import pytest
+
+from flapjack_py.store import contacts as contact_store
+
 from .conftest import World
 
+WEB, DB = "web-01.example.com", "db-01.example.com"
+HTTP, DISK, REPL = "HTTP port 80", "Disk / Util", "MySQL: replication"
 
-def test_front_page_lists_failing_checks_first(world: World, client, clock) -> None:
-    world.event("db-01.example.com", "Disk / Util", "ok")
-    world.event("web-01.example.com", "HTTP port 80", "critical", "Connection refused")
+
+@pytest.fixture
+def failing(world: World, clock) -> World:
+    """web-01 HTTP critical and db-01 replication warning (both alerted to their contact), db-01 disk ok."""
+    world.contact("ann", "Ann", "Oncall", WEB)
+    world.contact("bob", "Bob", "Backup", DB)
+    for entity, check in ((WEB, HTTP), (DB, DISK), (DB, REPL)):
+        world.event(entity, check, "ok")
     world.drain()
+    clock.advance(60)
+    world.event(DB, REPL, "warning", "Replication lag 45s", initial_failure_delay=0, perfdata="lag=45s;;;0 qps=120")
+    world.drain()
+    clock.advance(60)
+    world.event(WEB, HTTP, "critical", "Connection refused", initial_failure_delay=0, details="curl: (7)")
+    world.drain()
+    return world
+
+
+def text(response) -> str:
+    """The page's text with tags removed and whitespace squeezed."""
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))
+
+
+def test_front_page_lists_failing_checks_first_worst_first(failing: World, client, clock) -> None:
     clock.advance(2 * 3600)
     response = client.get("/")
-    html = response.get_data(as_text=True)
+    page = text(response)
     assert response.status_code == 200
-    assert "1 failing check" in html
-    assert html.index("HTTP port 80") < html.index("Disk / Util")
-    assert "Connection refused" in html
-    assert "2 hours" in html
+    assert "2 failing checks" in page
+    failing_part = page[:page.index("All checks")]
+    assert failing_part.index(HTTP) < failing_part.index(REPL)  # critical before warning
+    assert DISK not in failing_part
+    assert "Critical" in failing_part and "Connection refused" in failing_part
+    assert "2 hours" in failing_part  # failing for
+    assert "Ann Oncall by email" in failing_part  # who was told
+    assert DISK in page[page.index("All checks"):]
+
+
+def test_checks_page_filters(failing: World, client) -> None:
+    only_failing = text(client.get("/checks?show=failing"))
+    assert DISK not in only_failing
+    by_entity = text(client.get("/checks?q=db-01"))
+    assert DISK in by_entity and REPL in by_entity and HTTP not in by_entity
+
+
+def test_ack_and_maintenance_badges(failing: World, client, clock) -> None:
+    client.post(f"/checks/{WEB}/{HTTP}/acknowledge", data={"duration": "1 hour", "comment": "on it"})
+    failing.drain()
+    assert "Acknowledged" in text(client.get("/"))
+
+
+def test_check_page_shows_state_details_history_and_alerts(failing: World, client) -> None:
+    response = client.get(f"/checks/{DB}/{REPL}")
+    page = text(response)
+    assert response.status_code == 200
+    assert "Warning" in page and "Replication lag 45s" in page
+    assert "lag 45s" in page and "qps 120" in page  # perfdata table
+    assert "Initial failure delay 0 seconds" in page and "Repeat failure delay 1 minute" in page
+    assert re.search(r"State history When State Summary .*Warning Replication lag 45s .*OK", page)
+    assert "Bob Backup" in page and "email" in page and "undeliverable" in page
+    assert "Problem: 'MySQL: replication' on db-01.example.com is Warning" in page
+
+
+def test_check_page_of_names_with_slash_space_and_colon(failing: World, client) -> None:
+    assert client.get(f"/checks/{DB}/{DISK}").status_code == 200
+    assert client.get("/checks/db-01.example.com/Disk%20%2F%20Util").status_code == 200
+    assert client.get(f"/checks/{DB}/nope").status_code == 404
+
+
+def test_entities_and_entity_page(failing: World, client) -> None:
+    page = text(client.get("/entities"))
+    assert DB in page and WEB in page and "1 failing" in page
+    entity = client.get(f"/entities/{DB}")
+    assert entity.status_code == 200
+    assert text(entity).index(REPL) < text(entity).index(DISK)  # failing first
+    assert "Bob Backup" in text(entity)
+    assert client.get("/entities/no-such-host").status_code == 404
+
+
+def test_contacts_and_contact_page(failing: World, client) -> None:
+    contact_store.update_medium(failing.r, "bob", "email", rollup_threshold=3)
+    assert "Bob Backup" in text(client.get("/contacts"))
+    page = text(client.get("/contacts/bob"))
+    assert "bob@example.com" in page and "1 minute" in page and "summarise at 3 alerting checks" in page
+    assert "Applies to every check (general rule)" in page
+    assert DB in page
+    assert "MySQL: replication" in page  # alert sent to him
+    assert client.get("/contacts/nobody").status_code == 404
+
+
+def test_alerts_newest_first(failing: World, client) -> None:
+    page = text(client.get("/alerts"))
+    assert page.index(HTTP) < page.index(REPL)
+    assert "Ann Oncall" in page and "Bob Backup" in page
+
+
+@pytest.mark.parametrize("path", ["/status", "/self_stats"])
+def test_status_page(failing: World, client, path: str) -> None:
+    failing.event(WEB, "queued", "ok")  # still on the queue
+    page = text(client.get(path))
+    assert re.search(r"2 failing checks of 3", page)
+    assert re.search(r"1 events waiting on events", page)
+    assert re.search(r"All time 5 3 2 0 0", page)  # all ok failure action invalid
+    assert "Executive instances Host Pid Booted" in page and "No executive has run yet" not in page
+
+
+def test_auto_refresh_is_remembered(failing: World, client) -> None:
+    response = client.get("/refresh?every=30&next=/entities")
+    assert response.status_code == 303 and response.headers["Location"].endswith("/entities")
+    assert 'http-equiv="refresh" content="30"' in client.get("/").get_data(as_text=True)
+    client.get("/refresh?every=0")
+    assert "http-equiv" not in client.get("/").get_data(as_text=True)
+    assert client.get("/refresh?every=30&next=//evil.example").headers["Location"].endswith("/")
+    assert "evil" not in client.get("/refresh?every=30&next=//evil.example").headers["Location"]
+
+
+def test_empty_system(client) -> None:
+    for path in ("/", "/checks", "/entities", "/contacts", "/alerts", "/status"):
+        assert client.get(path).status_code == 200, path
+    assert "No failing checks" in text(client.get("/"))
+
+
+def test_stylesheet_is_served(client) -> None:
+    response = client.get("/ui-static/flapjack.css")
+    assert response.status_code == 200 and b"--critical" in response.data

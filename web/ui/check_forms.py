@@ -5,6 +5,7 @@ maintenance, enable/disable. The outcome is shown from a message code in the red
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from flask import redirect, request, url_for
 from werkzeug.wrappers import Response
@@ -87,7 +88,9 @@ def set_enabled(entity: str, check: str) -> Response:
 
 
 def _back(entity: str, check: str, **message: str) -> Response:
-    return redirect(url_for("ui.check", entity=entity, check=check, **message), code=303)
+    """303 to the check's page, carrying a `notice` or `error` code of MESSAGES."""
+    args: dict[str, Any] = {"entity": entity, "check": check, **message}
+    return redirect(url_for("ui.check", **args), code=303)
 
 
 def _parse_start(text: str) -> int | None:

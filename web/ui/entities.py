@@ -7,6 +7,7 @@ from collections import Counter
 from flask import abort, render_template, request
 
 from flapjack_py import keys
+from flapjack_py.store import checks as check_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 
@@ -20,7 +21,7 @@ def entities() -> str:
     client = db()
     search = request.args.get("q", "").strip()
     found = [e for e in entity_store.list_entities(client) if search.lower() in e.name.lower()]
-    failing = Counter(r.entity for r in queries.failing_rows(client))
+    failing = Counter(keys.split_check_id(i)[0] for i in check_store.failed_check_ids(client))
     return render_template("ui/entities.html", entities=found, failing=failing, search=search)
 
 

@@ -30,8 +30,8 @@ ROW_ALERTS = 3
 NOTIFICATION_SHOWN = ("problem", "recovery", "acknowledgement", "test")
 """Kinds of last_<kind>_notification shown on a check's page."""
 
-SEVERITY_RANK = {"critical": 0, "unknown": 1, "warning": 2, "ok": 3}
-"""Sort order of failing checks: worst first (Flapjack 1.x's web UI order)."""
+SEVERITY_RANK = {"critical": 0, "warning": 1, "unknown": 2, "ok": 3}
+"""Sort order of failing checks: worst first (critical > warning > unknown, engine.md section 0)."""
 
 
 @dataclass

@@ -1,0 +1,84 @@
+"""The UI in a real browser (headless Chromium through Playwright): what the on-call person sees and clicks."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from flapjack_py import keys
+
+from .conftest import World
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOT = "/tmp/flapjack-ui-front.png"
+
+pytestmark = [pytest.mark.real, pytest.mark.slow,
+              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent (apt-get install chromium)")]
+
+
+@pytest.fixture
+def base_url(app) -> Iterator[str]:
+    """The app served by werkzeug on 127.0.0.1, a free port, in a thread."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(5)
+
+
+@pytest.fixture
+def page(base_url: str) -> Iterator[object]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+        tab.set_default_timeout(15_000)
+        yield tab
+        browser.close()
+
+
+@pytest.fixture
+def three_checks(world: World) -> World:
+    world.contact("ann", "Ann", "Oncall", "web-01.example.com")
+    world.event("db-01.example.com", "Disk / Util", "ok")
+    world.event("web-01.example.com", "HTTP port 80", "ok")
+    world.event("db-01.example.com", "MySQL: replication", "warning", "Replication lag 45s", initial_failure_delay=0)
+    world.drain()
+    world.event("web-01.example.com", "HTTP port 80", "critical", "Connection refused", initial_failure_delay=0)
+    world.drain()
+    return world
+
+
+def test_failing_check_comes_first_with_its_state(three_checks: World, page, base_url: str) -> None:
+    page.goto(base_url + "/")
+    first = page.locator("#failing table tbody tr").first
+    assert "HTTP port 80" in first.inner_text()
+    assert first.locator(".state").inner_text().strip().lower() == "critical"
+    assert "Ann Oncall" in first.inner_text()
+    assert page.locator("#failing table tbody tr").count() == 2
+    page.screenshot(path=SCREENSHOT, full_page=True)
+
+
+def test_acknowledge_from_the_check_page_queues_the_ack(three_checks: World, page, base_url: str) -> None:
+    page.goto(base_url + "/")
+    page.locator("#failing table tbody tr").first.get_by_role("link", name="HTTP port 80").click()
+    page.wait_for_url("**/checks/web-01.example.com/HTTP*")
+    form = page.locator("#ack-form")
+    form.locator("input[name=duration]").fill("30 minutes")
+    form.locator("input[name=comment]").fill("Ann is on it")
+    form.get_by_role("button", name="Acknowledge").click()
+    page.wait_for_url("**notice=ack-queued")
+    assert "Acknowledgement queued" in page.inner_text("main")
+    [raw] = three_checks.r.lrange(keys.events(), 0, -1)
+    event = json.loads(raw)
+    assert (event["type"], event["state"], event["check"], event["duration"], event["summary"]) == \
+        ("action", "acknowledgement", "HTTP port 80", 1800, "Ann is on it")

@@ -1,0 +1,37 @@
+"""The UI's template filters: periods in words, state titles, rule summaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from flapjack_py.rules import NotificationRule
+from web.ui.format import age, ago, rule_summary, state_title, when
+
+
+@pytest.mark.parametrize(("seconds", "said"), [
+    (None, ""), (0, "0 seconds"), (1, "1 second"), (59, "59 seconds"), (3600, "1 hour"),
+    (7260, "2 hours, 1 minute"), (7201, "2 hours"), (90061, "1 day, 1 hour"), (86400 * 400, "1 year, 34 days"),
+])
+def test_age(seconds: int | None, said: str) -> None:
+    assert age(seconds) == said
+
+
+def test_ago_and_when(clock) -> None:
+    assert ago(clock.now - 300) == "5 minutes ago"
+    assert ago(clock.now + 3600) == "in 1 hour"
+    assert ago(None) == "never"
+    assert when(1_700_000_000) == "2023-11-14 22:13:20 UTC"
+
+
+def test_state_title() -> None:
+    assert [state_title(s) for s in ("ok", "critical", "test_notifications", None)] == \
+        ["OK", "Critical", "Test Notifications", "No data"]
+
+
+def test_rule_summary() -> None:
+    rule = NotificationRule(id="r1", contact_id="c1", entities=["foo"], regex_tags=["^db"],
+                            critical_media=["sms", "email"], warning_blackhole=True,
+                            time_restrictions=[{"start_time": "2013-02-01 08:00:00"}])
+    assert rule_summary(rule) == [
+        "Applies to entities foo; tags matching /^db/", "Critical: sms, email", "Warning: never alert (blackhole)",
+        "Unknown: no media", "Only within 1 time restriction"]

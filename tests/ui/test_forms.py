@@ -1,0 +1,104 @@
+"""The check page's forms: each POST has its effect and redirects back to the check."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flapjack_py import keys
+from flapjack_py.store import checks as check_store
+from flapjack_py.store import maintenance as maint
+
+from .conftest import World
+
+E, C = "web-01.example.com", "HTTP: port 80 / tls"
+URL = f"/checks/{E}/{C}"
+
+
+@pytest.fixture
+def critical(world: World, clock) -> World:
+    """E:C is critical (problem alerted), the queue is empty."""
+    world.event(E, C, "ok")
+    world.drain()
+    clock.advance(10)
+    world.event(E, C, "critical", "down", initial_failure_delay=0)
+    world.drain()
+    return world
+
+
+def queued(world: World) -> list[dict]:
+    return [json.loads(raw) for raw in world.r.lrange(keys.events(), 0, -1)]
+
+
+def test_acknowledge_queues_an_ack_event_that_the_executive_applies(critical: World, client, clock) -> None:
+    response = client.post(f"{URL}/acknowledge", data={"duration": "2 hours", "comment": "Ann is on it"})
+    assert response.status_code == 303
+    assert response.headers["Location"].endswith("notice=ack-queued")
+    [event] = queued(critical)
+    assert event["type"] == "action" and event["state"] == "acknowledgement"
+    assert (event["entity"], event["check"], event["summary"], event["duration"]) == (E, C, "Ann is on it", 7200)
+    critical.drain()
+    assert maint.in_force(critical.r, E, C, maint.UNSCHEDULED) == clock.now
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Acknowledgement queued" in page and "End unscheduled maintenance" in page and "Ann is on it" in page
+
+
+def test_acknowledge_needs_post(critical: World, client) -> None:
+    assert client.get(f"{URL}/acknowledge").status_code in (404, 405)
+    assert queued(critical) == []
+
+
+def test_acknowledge_with_a_bad_duration_queues_nothing(critical: World, client) -> None:
+    response = client.post(f"{URL}/acknowledge", data={"duration": "soonish", "comment": "x"})
+    assert response.headers["Location"].endswith("error=bad-duration")
+    assert queued(critical) == []
+    assert "Could not read the duration" in client.get(response.headers["Location"]).get_data(as_text=True)
+
+
+def test_end_unscheduled_maintenance(critical: World, client, clock) -> None:
+    client.post(f"{URL}/acknowledge", data={"duration": "1 hour", "comment": "x"})
+    critical.drain()
+    clock.advance(60)
+    response = client.post(f"{URL}/unscheduled_maintenance/end")
+    assert response.headers["Location"].endswith("notice=unscheduled-ended")
+    assert maint.in_force(critical.r, E, C, maint.UNSCHEDULED) is None
+    assert maint.load_windows(critical.r, E, C, maint.UNSCHEDULED) == {clock.now - 60: 60}
+
+
+def test_create_and_end_scheduled_maintenance(critical: World, client, clock) -> None:
+    response = client.post(f"{URL}/scheduled_maintenance", data={"start": "", "duration": "2 hours",
+                                                                 "summary": "kernel upgrade"})
+    assert response.headers["Location"].endswith("notice=scheduled-created")
+    start = clock.now
+    assert maint.in_force(critical.r, E, C, maint.SCHEDULED) == start
+    assert "kernel upgrade" in client.get(URL).get_data(as_text=True)
+    clock.advance(600)
+    client.post(f"{URL}/scheduled_maintenance/end", data={"start": str(start)})
+    assert maint.in_force(critical.r, E, C, maint.SCHEDULED) is None
+    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {start: 600}
+
+
+def test_schedule_maintenance_in_the_future_by_utc_date(critical: World, client, clock) -> None:
+    client.post(f"{URL}/scheduled_maintenance", data={"start": "2023-11-15 02:00", "duration": "30 minutes"})
+    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {1_700_013_600: 1800}
+    assert maint.in_force(critical.r, E, C, maint.SCHEDULED) is None
+    bad = client.post(f"{URL}/scheduled_maintenance", data={"start": "tomorrow", "duration": "1 hour"})
+    assert bad.headers["Location"].endswith("error=bad-start")
+
+
+def test_test_notifications_queues_a_test_event(critical: World, client) -> None:
+    response = client.post(f"{URL}/test_notifications")
+    assert response.headers["Location"].endswith("notice=test-queued")
+    [event] = queued(critical)
+    assert (event["type"], event["state"], event["entity"], event["check"]) == ("action", "test_notifications", E, C)
+
+
+def test_disable_and_enable(critical: World, client) -> None:
+    client.post(f"{URL}/enabled", data={"enabled": "false"})
+    assert not check_store.is_enabled(critical.r, E, C)
+    assert critical.r.zscore(keys.current_entities(), E) is None
+    assert "Enable check" in client.get(URL).get_data(as_text=True)
+    client.post(f"{URL}/enabled", data={"enabled": "true"})
+    assert check_store.is_enabled(critical.r, E, C)
+    assert critical.r.zscore(keys.current_entities(), E) is not None
