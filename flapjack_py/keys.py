@@ -378,3 +378,8 @@ def alerts_by_time_pattern() -> str:
 def pagerduty_acks_running() -> str:
     """string + TTL: semaphore held while a PagerDuty ack poll runs."""
     return "sem_pagerduty_acks_running"
+
+
+def contact_mass_update_lock() -> str:
+    """string + TTL: the API's lock around contact, media and PagerDuty writes."""
+    return "semaphores:contact_mass_update"

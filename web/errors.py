@@ -1,0 +1,57 @@
+"""API errors: `ApiError` carries a status and messages; handlers turn every failure into `{"errors": [...]}`.
+
+Unknown routes and unsupported methods are 404 `not routable` (api-v1.md 1.4);
+unexpected failures are 500 `internal server error` with the details logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+JSONAPI_TYPE = "application/vnd.api+json; charset=UTF-8"
+
+
+class ApiError(Exception):
+    """An error answer: HTTP `status` with one or more messages."""
+
+    def __init__(self, status: int, *messages: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__("; ".join(messages))
+        self.status = status
+        self.messages = list(messages)
+        self.headers = headers or {}
+
+
+def error_response(status: int, messages: Iterable[str], headers: dict[str, str] | None = None) -> Response:
+    """A `{"errors": [...]}` response with the JSON-API content type."""
+    body = json.dumps({"errors": list(messages)}, separators=(",", ":"))
+    response = Response(body, status=status, content_type=JSONAPI_TYPE)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Install the handlers on the app (API paths get JSON; UI paths keep HTML for real 404s)."""
+
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError) -> Response:
+        return error_response(exc.status, exc.messages, exc.headers)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        if exc.code in (404, 405) or request.path.startswith("/api"):
+            if exc.code in (404, 405):
+                return error_response(404, ["not routable"])
+            return error_response(exc.code or 500, [exc.description or exc.name])
+        return exc.get_response()
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> Response:
+        log.exception("%s %s failed", request.method, request.path)
+        return error_response(500, ["internal server error"])
