@@ -31,6 +31,7 @@ from rq.serializers import JSONSerializer
 
 from flapjack_py.config import Config, read_config_file
 from flapjack_py.connection import open_redis
+from flapjack_py.processes import pid_alive
 
 from . import base
 
@@ -277,20 +278,7 @@ def _worker_dead(client: redis.Redis, name: str) -> bool:
         return False  # another host's worker: rq's own expiry of started jobs handles it
     if int(pid) == os.getpid():
         return True  # recovery runs before and between this process's jobs, never during one
-    return not _pid_alive(int(pid))
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError):
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"  # a zombie is dead
-    return True
+    return not pid_alive(int(pid))
 
 
 def _requeue_or_fail(client: redis.Redis, queue: Queue, job_id: str, pipe: Any) -> None:

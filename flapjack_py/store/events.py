@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import redis
 
 from .. import keys, scripts
+from ..processes import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ class EventQueue:
             host, _, pid_text = name.removeprefix("events_processing:").rpartition(":")
             if not pid_text.isdigit() or (host, int(pid_text)) == (self.host, self.pid):
                 continue
-            dead = host == self.host and not _process_alive(int(pid_text))
+            dead = host == self.host and not pid_alive(int(pid_text))
             n = int(self._requeue(keys=[name, self.queue, keys.executive_heartbeat(host, int(pid_text))],
                                   args=["1" if dead else "0"]))
             if n:
@@ -141,13 +141,3 @@ def drop_stale_archive_keys(client: redis.Redis) -> None:
     for key in client.smembers(keys.known_events_archive_keys()):
         if not client.exists(key):
             client.srem(keys.known_events_archive_keys(), key)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
