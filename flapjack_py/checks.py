@@ -33,10 +33,9 @@ class CheckSnapshot:
     initial_failure_delay: int | None = None
     repeat_failure_delay: int | None = None
     failing_since: int | None = None  # score in failed_checks
-    enabled: bool = False  # in current_checks:E
     scheduled_start: int | None = None  # value of E:C:scheduled_maintenance (window in force)
     unscheduled_start: int | None = None  # value of E:C:unscheduled_maintenance
-    scheduled_windows: dict[int, int] = field(default_factory=dict)  # start -> duration
+    scheduled_windows: dict[int, int] = field(default_factory=dict)  # start -> duration (read only if none in force)
     last_notifications: dict[str, int | None] = field(default_factory=dict)
     check_tags: frozenset[str] = frozenset()
 

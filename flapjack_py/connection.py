@@ -13,12 +13,19 @@ log = logging.getLogger(__name__)
 
 
 def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
-    """Return (client, embedded server or None). With no `redis.url` the embedded server is started."""
+    """Return (client, embedded server to stop or None).
+
+    With no `redis.url` the embedded server is started, unless another process already runs it.
+    """
     if config.redis.url:
         client = redis.Redis.from_url(config.redis.url)
         warn_if_not_persistent(client, config.redis.url)
         return client, None
-    server = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary).start()
+    server = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary)
+    if server.answering():  # another flapjack process (e.g. `flapjack server`) runs it: share, never stop it
+        log.info("using the embedded Redis already running at %s", server.url)
+        return server.client(), None
+    server.start()
     log.info("embedded Redis listening at %s", server.url)
     return server.client(), server
 

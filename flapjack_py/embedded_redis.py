@@ -76,6 +76,16 @@ class EmbeddedRedis:
             return f"redis://127.0.0.1:{self.port}/0"
         return f"unix://{self.socket}?db=0"
 
+    def answering(self) -> bool:
+        """True when a server (e.g. another flapjack process's) already answers on this socket/port."""
+        client = self.client(socket_connect_timeout=1)
+        try:
+            return bool(client.ping())
+        except (redis.ConnectionError, FileNotFoundError, OSError):
+            return False
+        finally:
+            client.close()
+
     def start(self) -> EmbeddedRedis:
         """Start the server and wait until it answers; raise EmbeddedRedisError on failure."""
         self.data_dir.mkdir(parents=True, exist_ok=True)

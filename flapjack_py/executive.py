@@ -357,7 +357,6 @@ class Executive:
         rfd = event.repeat_failure_delay if event.repeat_failure_delay is not None else self.cfg.repeat_failure_delay
         check_store.write_update(writes, event, now, ifd, rfd)
         snap.last_update, snap.initial_failure_delay, snap.repeat_failure_delay = now, ifd, rfd
-        snap.enabled = True
 
     def _refresh_scheduled(self, writes: WriteBuffer, snap: CheckSnapshot, now: int) -> None:
         if snap.scheduled_start is not None or not snap.scheduled_windows:

@@ -36,30 +36,31 @@ return moved
 """
 
 LOAD_SNAPSHOTS = """
--- KEYS: none (every key is derived from ARGV; single-instance Redis only)
+-- KEYS: none (every key is passed in ARGV; single-instance Redis only)
 -- ARGV[1] entity ids hash, ARGV[2] all_checks, ARGV[3] check_hashes_by_id, ARGV[4] failed_checks,
 -- ARGV[5] number of check tags T, ARGV[6..5+T] check tag set names,
--- then per check: E:C, check hash, current_checks:E, check name, scheduled_maintenances zset,
---                 8 keys to MGET (6 last_*_notification, scheduled and unscheduled in-force keys)
--- Returns one array per check: {entity id, all_checks score, ack hash, HGETALL check, MGET values,
--- ZRANGE scheduled WITHSCORES, failed_checks score, current_checks score, tag memberships}.
+-- then per check 12 values: E:C, entity name, check hash, scheduled_maintenances zset,
+--   8 keys to MGET (6 last_*_notification, scheduled and unscheduled in-force keys)
+-- Returns one array per check: {entity id, all_checks score, ack hash, {state, last_change, last_update,
+-- initial_failure_delay, repeat_failure_delay}, MGET values, scheduled windows (ZRANGE WITHSCORES, only
+-- for a new check or when no window is in force), failed_checks score, tag memberships}.
 local ntags = tonumber(ARGV[5])
+local entity_ids = {}
 local out = {}
-local i = 6 + ntags
-while i <= #ARGV do
-  local cid, hkey, ckey, cname, smkey = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
-  local entity = string.sub(cid, 1, string.find(cid, ':', 1, true) - 1)
-  local mget = {}
-  for j = 1, 8 do mget[j] = ARGV[i + 4 + j] end
+for i = 6 + ntags, #ARGV, 12 do
+  local cid, entity = ARGV[i], ARGV[i + 1]
+  if entity_ids[entity] == nil then entity_ids[entity] = redis.call('HGET', ARGV[1], entity) end
+  local mget = redis.call('MGET', unpack(ARGV, i + 4, i + 11))
+  local hm = redis.call('HMGET', ARGV[i + 2], 'state', 'last_change', 'last_update', 'initial_failure_delay',
+                        'repeat_failure_delay')
+  local windows = {}
+  if not mget[7] or not hm[1] then windows = redis.call('ZRANGE', ARGV[i + 3], 0, -1, 'WITHSCORES') end
   local tags = {}
   for t = 1, ntags do tags[t] = redis.call('SISMEMBER', ARGV[5 + t], cid) end
   out[#out + 1] = {
-    redis.call('HGET', ARGV[1], entity), redis.call('ZSCORE', ARGV[2], cid), redis.call('HGET', ARGV[3], cid),
-    redis.call('HGETALL', hkey), redis.call('MGET', unpack(mget)),
-    redis.call('ZRANGE', smkey, 0, -1, 'WITHSCORES'), redis.call('ZSCORE', ARGV[4], cid),
-    redis.call('ZSCORE', ckey, cname), tags
+    entity_ids[entity], redis.call('ZSCORE', ARGV[2], cid), redis.call('HGET', ARGV[3], cid), hm,
+    mget, windows, redis.call('ZSCORE', ARGV[4], cid), tags
   }
-  i = i + 13
 end
 return out
 """

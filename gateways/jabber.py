@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -101,16 +102,18 @@ class JabberClient(slixmpp.ClientXMPP):
         self.bot = bot
         self.ready = asyncio.Event()
         self.auth_failed = False
+        self.auth_error = "no usable login method"
         self.stopping = False
         self.attempts = 0
         self.whitespace_keepalive = True
         self.whitespace_keepalive_interval = KEEPALIVE
         if settings.ca_file:
-            self.ca_certs = settings.ca_file
+            self.ca_certs = Path(settings.ca_file)
         for plugin in ("xep_0030", "xep_0045", "xep_0199", "xep_0203"):
             self.register_plugin(plugin)
         self.add_event_handler("session_start", self._on_session_start)
         self.add_event_handler("disconnected", self._on_disconnected)
+        self.add_event_handler("failed_auth", self._on_auth_refused)
         self.add_event_handler("failed_all_auth", self._on_failed_auth)
         self.add_event_handler("message", self._on_chat)
         self.add_event_handler("groupchat_message", self._on_groupchat)
@@ -134,17 +137,22 @@ class JabberClient(slixmpp.ClientXMPP):
 
         Raises base.TransientError when not connected in time or not confirmed.
         """
-        try:
-            await asyncio.wait_for(self.ready.wait(), CONNECT_WAIT)
-        except TimeoutError:
-            raise base.TransientError("not connected to the XMPP server") from None
+        await self._wait_ready()
         self.send_message(mto=slixmpp.JID(to), mbody=body, mtype="groupchat" if groupchat else "chat")
         try:
-            await self.plugin["xep_0199"].send_ping(self.boundjid.host, timeout=CONFIRM_TIMEOUT)
+            await self.plugin["xep_0199"].send_ping(slixmpp.JID(self.boundjid.host), timeout=CONFIRM_TIMEOUT)
         except IqError:
             pass  # an error reply still proves the server read the message sent before the ping
         except IqTimeout:
             raise base.TransientError("the XMPP server did not confirm the message") from None
+
+    async def _wait_ready(self) -> None:
+        """Wait (at most CONNECT_WAIT s) for a session; TransientError when none comes or the gateway stops."""
+        deadline = time.monotonic() + CONNECT_WAIT
+        while not self.ready.is_set():
+            if self.stopping or time.monotonic() > deadline:
+                raise base.TransientError("not connected to the XMPP server")
+            await asyncio.sleep(0.1)
 
     async def close(self) -> None:
         """Disconnect for good (no reconnect)."""
@@ -184,11 +192,14 @@ class JabberClient(slixmpp.ClientXMPP):
         if not (self.stopping or self.auth_failed or self.transport):
             self.start()
 
+    def _on_auth_refused(self, failure: Any) -> None:
+        condition = failure["condition"] if hasattr(failure, "get_plugin") else str(failure)
+        self.auth_error = f"{condition or 'refused'} (wrong jabberid or password?)"
+
     def _on_failed_auth(self, event: Any) -> None:
         self.auth_failed = True
         self.stopping = True
-        log.error("jabber: the server refused the login of %s: wrong jabberid or password; stopping",
-                  self.boundjid.bare)
+        log.error("jabber: cannot log in as %s: %s; stopping", self.boundjid.bare, self.auth_error)
 
     # --- chat --------------------------------------------------------------------
 
@@ -198,10 +209,10 @@ class JabberClient(slixmpp.ClientXMPP):
         sender = msg["from"]
         if self.settings.allowed_jids is not None and sender.bare not in self.settings.allowed_jids:
             log.warning("jabber: command from %s refused (not in allowed_jids): %r", sender.bare, msg["body"])
-            msg.reply(REFUSAL).send()
-            return
-        reply = await self._interpret(command_in_chat(msg["body"]), sender.resource or sender.bare)
-        msg.reply(reply).send()
+            reply = REFUSAL
+        else:
+            reply = await self._interpret(command_in_chat(msg["body"]), sender.resource or sender.bare)
+        self.send_message(mto=sender, mbody=reply, mtype="chat")
 
     async def _on_groupchat(self, msg: slixmpp.Message) -> None:
         room = msg["from"].bare
@@ -260,7 +271,7 @@ class JabberGateway:
         bot = Bot(client, BotSettings(alias=self.settings.alias, identifiers=self.settings.identifiers,
                                       events_queue=events_queue, boot_time=int(time.time())))
         self.loop = asyncio.new_event_loop()
-        self.xmpp = self._in_loop(lambda: JabberClient(self.settings, bot))
+        self.xmpp: JabberClient = self._in_loop(lambda: JabberClient(self.settings, bot))
         self.stopped = threading.Event()
         self.drained = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -272,15 +283,21 @@ class JabberGateway:
         self._spawn("jabber-drain", lambda: self._drain(burst))
 
     def stop(self) -> None:
-        """Stop draining, disconnect and end the threads."""
+        """Stop draining (the alert in hand is finished), disconnect and end the threads."""
         self.stopped.set()
+        if self.loop.is_running() and not self.xmpp.ready.is_set():
+            self.loop.call_soon_threadsafe(setattr, self.xmpp, "stopping", True)  # an alert waiting gives up
+        for thread in self._threads[1:]:
+            thread.join(CONNECT_WAIT)
         if self.loop.is_running():
             # a shutdown step that takes too long is abandoned, not fatal
             with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
                 asyncio.run_coroutine_threadsafe(self.xmpp.close(), self.loop).result(5)
             self.loop.call_soon_threadsafe(self.loop.stop)
-        for thread in self._threads:
-            thread.join(10)
+        if self._threads:
+            self._threads[0].join(10)
+        if not self.loop.is_running() and not self.loop.is_closed():
+            close_loop(self.loop)
 
     @property
     def auth_failed(self) -> bool:
@@ -373,13 +390,22 @@ def run(config: Config, burst: bool = False) -> int:
     return 1 if gateway.auth_failed else 0
 
 
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what is left on a stopped loop and close it."""
+    tasks = asyncio.all_tasks(loop)
+    for task in tasks:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+    loop.close()
+
+
 def _bare(jid: str) -> str:
     return str(jid).split("/", 1)[0].lower()
 
 
 def _jid_set(values: Any) -> frozenset[str] | None:
-    """A set of bare JIDs, or None (anyone) when the setting is absent."""
-    if values is None:
+    """A set of bare JIDs, or None (anyone) when the setting is absent or empty."""
+    if not values:
         return None
     return frozenset(_bare(v) for v in ([values] if isinstance(values, str) else values))
 

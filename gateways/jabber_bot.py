@@ -30,6 +30,7 @@ from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
 from flapjack_py.store.events import push_event
+from flapjack_py.tools import timespec
 from gateways.render import local_time
 
 log = logging.getLogger(__name__)
@@ -391,18 +392,16 @@ def maintenance_start(options: dict[str, str], now: int) -> int:
 
 
 def parse_time(text: str, now: int) -> int:
-    """Unix time of a time for humans ("tomorrow 9am", "2024-01-02 10:00"), in the host's zone.
+    """Unix time of a time for humans ("tomorrow 9am", "in 2 hours", "2024-01-02 10:00"), in the host's zone.
 
-    Raises InvalidDuration when it cannot be read.
+    Uses flapjack_py.tools.timespec (as `flapjack maintenance create` does);
+    raises InvalidDuration when it cannot be read.
     """
-    import dateparser  # slow to import: only when a start-at is given
-
-    base = datetime.fromtimestamp(now)
-    parsed = dateparser.parse(text, settings={"RELATIVE_BASE": base, "PREFER_DATES_FROM": "future",
-                                              "RETURN_AS_TIMEZONE_AWARE": False})
-    if parsed is None:
-        raise InvalidDuration(f"cannot understand the time {text!r}")
-    return int(parsed.timestamp())
+    base = datetime.fromtimestamp(now).astimezone()
+    try:
+        return int(timespec.parse_time(text, base).timestamp())
+    except timespec.TimeSpecError as exc:
+        raise InvalidDuration(f"cannot understand the time {text!r}: {exc}") from None
 
 
 class _TextChunks(html.parser.HTMLParser):

@@ -23,7 +23,7 @@ def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
     args: list[Any] = [keys.entity_ids_by_name(), keys.all_checks(), keys.check_hashes_by_id(),
                        keys.failed_checks(), len(check_tags), *(keys.check_tag(t) for t in check_tags)]
     for entity, check in check_ids:
-        args += [keys.check_id(entity, check), keys.check(entity, check), keys.current_checks(entity), check,
+        args += [keys.check_id(entity, check), entity, keys.check(entity, check),
                  keys.maintenances(entity, check, "scheduled")]
         args += [keys.last_notification(entity, check, kind) for kind in NOTIFICATION_KINDS]
         args += [keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled")]
@@ -44,20 +44,18 @@ def _pairs(flat: list[Any]) -> list[tuple[Any, Any]]:
 
 def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]) -> CheckSnapshot:
     entity, check = ids
-    hash_ = dict(_pairs(r[3] or []))
+    state, last_change, last_update, ifd, rfd = r[3]
     values = r[4]
     n = len(NOTIFICATION_KINDS)
     return CheckSnapshot(
         entity=entity, check=check, entity_id=r[0] or None, registered=r[1] is not None,
-        ack_hash_stored=r[2] is not None, state=hash_.get("state") or None,
-        last_change=to_int(hash_.get("last_change")), last_update=to_int(hash_.get("last_update")),
-        initial_failure_delay=to_int(hash_.get("initial_failure_delay")),
-        repeat_failure_delay=to_int(hash_.get("repeat_failure_delay")),
+        ack_hash_stored=r[2] is not None, state=state or None, last_change=to_int(last_change),
+        last_update=to_int(last_update), initial_failure_delay=to_int(ifd), repeat_failure_delay=to_int(rfd),
         last_notifications={kind: to_int(v) for kind, v in zip(NOTIFICATION_KINDS, values[:n], strict=True)},
         scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),
         scheduled_windows={int(float(m)): int(float(s)) for m, s in _pairs(r[5] or [])},
-        failing_since=to_int(r[6]), enabled=r[7] is not None,
-        check_tags=frozenset(t for t, member in zip(check_tags, r[8] or [], strict=True) if member),
+        failing_since=to_int(r[6]),
+        check_tags=frozenset(t for t, member in zip(check_tags, r[7] or [], strict=True) if member),
     )
 
 

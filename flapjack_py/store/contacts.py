@@ -549,3 +549,42 @@ def _set_or_remove(p: Any, key: str, name: str, value: Any) -> None:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
+
+
+# --- JSON API helpers ----------------------------------------------------
+
+
+def create_contacts(client: redis.Redis, items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Create several contacts (create_contact fields) in one MULTI; return their ids in order.
+
+    Raises AlreadyExists, naming every supplied id whose contact:ID key exists or
+    that is repeated in `items`, before anything is written.
+    """
+    ids = [str(item["id"]) if item.get("id") is not None else str(uuid.uuid4()) for item in items]
+    taken = [cid for cid in dict.fromkeys(ids) if ids.count(cid) > 1 or contact_key_exists(client, cid)]
+    if taken:
+        raise AlreadyExists(f"Contacts already exist with the following IDs: {', '.join(taken)}")
+    with writing(str_client(client), None) as p:
+        for item, cid in zip(items, ids, strict=True):
+            create_contact(client, {**item, "id": cid}, pipe=p)
+    return ids
+
+
+def contact_links(client: redis.Redis, contact_ids: Sequence[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """contact id -> (media types other than pagerduty in hash order, sorted rule ids), in one round trip."""
+    p = str_client(client).pipeline(transaction=False)
+    for cid in contact_ids:
+        p.hkeys(keys.contact_media(cid))
+        p.smembers(keys.contact_notification_rules(cid))
+    replies = p.execute()
+    return {cid: ([m for m in replies[2 * i] if m != "pagerduty"], sorted(replies[2 * i + 1]))
+            for i, cid in enumerate(contact_ids)}
+
+
+def set_media(client: redis.Redis, contact_id: str, media: Iterable[Medium | None]) -> None:
+    """Upsert several media of a contact (as set_medium) in one MULTI; None entries are skipped."""
+    with writing(str_client(client), None) as p:
+        for medium in media:
+            if medium is not None:
+                set_medium(client, contact_id, medium.type, medium.address, medium.interval,
+                           medium.rollup_threshold, pipe=p)

@@ -356,3 +356,22 @@ def _rehash(c: redis.Redis, old_id: str, new_id: str) -> None:
 
 def _glob_escape(text: str) -> str:
     return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
+def entity_ids_for_contacts(client: redis.Redis, contact_ids: Sequence[str]) -> dict[str, list[str]]:
+    """contact id -> sorted ids of the entities it is registered for (as entity_ids_for_contact), in one scan."""
+    c = str_client(client)
+    prefix = keys.contacts_for("")
+    found: dict[str, set[str]] = {cid: set() for cid in contact_ids}
+    names = [k for k in c.scan_iter(match=keys.contacts_for_pattern(), count=1000)
+             if k[len(prefix):].split(":", 1)[0] != keys.ALL_ENTITIES_ID]
+    p = c.pipeline(transaction=False)
+    for key in names:
+        p.type(key)
+    sets = [key for key, kind in zip(names, p.execute(), strict=True) if kind == "set"]
+    for key in sets:
+        p.smembers(key)
+    for key, members in zip(sets, p.execute(), strict=True):
+        for cid in found.keys() & members:
+            found[cid].add(key[len(prefix):].split(":", 1)[0])
+    return {cid: sorted(eids) for cid, eids in found.items()}

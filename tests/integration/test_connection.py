@@ -36,3 +36,16 @@ def test_no_url_starts_a_persistent_embedded_server(tmp_path: Path, caplog: pyte
     # the append-only file brings the queued event back after a restart
     with EmbeddedRedis(tmp_path, persistent=True) as again:
         assert again.client().lrange("events", 0, -1) == [b"x"]
+
+
+def test_a_second_process_shares_the_running_embedded_server(tmp_path: Path) -> None:
+    config = load_config({"redis": {"data_dir": str(tmp_path)}})
+    first, owner = open_redis(config)
+    try:
+        second, embedded = open_redis(config)
+        assert embedded is None  # not started again, so the second user never stops it
+        second.set("shared", "1")
+        assert first.get("shared") == b"1"
+    finally:
+        assert owner is not None
+        owner.stop()

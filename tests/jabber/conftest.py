@@ -14,7 +14,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +23,7 @@ import slixmpp
 from flapjack_py.config import Config, load_config
 from flapjack_py.delivery import enqueue_alert
 from flapjack_py.embedded_redis import EmbeddedRedis
-from gateways.jabber import JabberGateway
+from gateways.jabber import JabberGateway, close_loop
 from gateways.render import render_alert
 
 from .prosody import DOMAIN, MUC, Prosody
@@ -49,7 +48,7 @@ def prosody(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prosody]:
 def jabber_settings(prosody: Prosody) -> dict[str, Any]:
     """The gateways.jabber section for the test server."""
     return {"enabled": True, "server": "127.0.0.1", "port": prosody.port, "jabberid": f"flapjack@{DOMAIN}",
-            "password": PASSWORD, "alias": "flapjack", "rooms": [ROOM], "retries": 3, "retry_intervals": [1]}
+            "password": PASSWORD, "alias": "flapjack", "rooms": [ROOM], "ca_file": prosody.ca_file, "retries": 3, "retry_intervals": [1]}
 
 
 def make_config(redis_url: str, settings: dict[str, Any]) -> Config:
@@ -89,19 +88,19 @@ def gateway(start_gateway: Callable[..., JabberGateway], jabber_settings: dict[s
 class ChatClient:
     """A slixmpp client in its own thread; `inbox` receives (type, from, body) of every message."""
 
-    def __init__(self, port: int, user: str, nick: str | None = None) -> None:
+    def __init__(self, port: int, user: str, ca_file: str, nick: str | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
         self.xmpp = slixmpp.ClientXMPP(f"{user}@{DOMAIN}/test", PASSWORD)
         asyncio.set_event_loop(None)
         self.xmpp.register_plugin("xep_0045")
+        self.xmpp.ca_certs = ca_file
         self.nick = nick or user
         self.port = port
         self.inbox: queue.Queue[tuple[str, str, str]] = queue.Queue()
         self.ready = threading.Event()
         self.xmpp.add_event_handler("session_start", self._session_start)
         self.xmpp.add_event_handler("message", self._message)
-        self.xmpp.add_event_handler("groupchat_message", self._message)
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.call(self._connect())
@@ -162,9 +161,10 @@ class ChatClient:
             self.call(_bye(), timeout=5)
         except Exception:  # noqa: BLE001 -- teardown
             pass
-        time.sleep(0.2)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+        if not self.thread.is_alive():
+            close_loop(self.loop)
 
 
 @pytest.fixture
@@ -172,7 +172,7 @@ def client_factory(prosody: Prosody) -> Iterator[Callable[..., ChatClient]]:
     made: list[ChatClient] = []
 
     def _make(user: str, nick: str | None = None) -> ChatClient:
-        client = ChatClient(prosody.port, user, nick)
+        client = ChatClient(prosody.port, user, prosody.ca_file, nick)
         made.append(client)
         return client
 

@@ -41,7 +41,7 @@ https_ports = {{ }}
 admin_socket = "{dir}/admin.sock"
 modules_enabled = {{ "roster", "saslauth", {tls_module}"disco", "ping", "posix", "presence", "message", "iq", "offline" }}
 modules_disabled = {{ "s2s", "admin_shell" }}
-authentication = "internal_plain"
+authentication = "internal_hashed"
 allow_unencrypted_plain_auth = true
 c2s_require_encryption = {require_tls}
 s2s_require_encryption = false
@@ -64,7 +64,7 @@ def free_port() -> int:
 class Prosody:
     """One prosody process with its own config in `directory`."""
 
-    def __init__(self, directory: Path, tls: bool = False) -> None:
+    def __init__(self, directory: Path, tls: bool = True) -> None:
         self.dir = directory
         self.port = free_port()
         self.tls = tls
@@ -85,8 +85,13 @@ class Prosody:
 
     def _make_certificate(self) -> None:
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                        "-subj", f"/CN={DOMAIN}", "-keyout", str(self.dir / "key.pem"),
+                        "-subj", f"/CN={DOMAIN}", "-addext", f"subjectAltName=DNS:{DOMAIN},DNS:{MUC}", "-keyout", str(self.dir / "key.pem"),
                         "-out", str(self.dir / "cert.pem")], check=True, capture_output=True, timeout=60)
+
+    @property
+    def ca_file(self) -> str:
+        """The self-signed certificate (a client's CA file)."""
+        return str(self.dir / "cert.pem")
 
     def register(self, user: str, password: str) -> str:
         """Create an account; return its bare JID."""

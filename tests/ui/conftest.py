@@ -58,21 +58,10 @@ def world(real_r: redis.Redis) -> World:
 def make_app() -> Callable[[redis.Redis], flask.Flask]:
     """Build the app as production does: web.create_app (the UI blueprint included)."""
     def build(client: redis.Redis) -> flask.Flask:
-        create_app = getattr(web, "create_app", None)
-        app = create_app(redis=client, config=CONFIG) if create_app else _bare_app(client)
+        app = web.create_app(redis=client, config=CONFIG)
         app.config["TESTING"] = True
         return app
     return build
-
-
-def _bare_app(client: redis.Redis) -> flask.Flask:
-    """Stand-in for web.create_app while web/__init__.py does not define it yet."""
-    from web.ui import bp
-
-    app = flask.Flask("web")
-    app.extensions["flapjack"] = {"redis": client, "config": CONFIG}
-    app.register_blueprint(bp)
-    return app
 
 
 @pytest.fixture

@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+import web
+from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 
 from .conftest import World
@@ -80,7 +82,8 @@ def test_check_page_shows_state_details_history_and_alerts(failing: World, clien
 def test_check_page_of_names_with_slash_space_and_colon(failing: World, client) -> None:
     assert client.get(f"/checks/{DB}/{DISK}").status_code == 200
     assert client.get("/checks/db-01.example.com/Disk%20%2F%20Util").status_code == 200
-    assert client.get(f"/checks/{DB}/nope").status_code == 404
+    missing = client.get(f"/checks/{DB}/nope")
+    assert missing.status_code == 404 and "No check 'nope' on entity 'db-01.example.com'" in text(missing)
 
 
 def test_entities_and_entity_page(failing: World, client) -> None:
@@ -139,3 +142,17 @@ def test_empty_system(client) -> None:
 def test_stylesheet_is_served(client) -> None:
     response = client.get("/ui-static/flapjack.css")
     assert response.status_code == 200 and b"--critical" in response.data
+
+
+def test_status_shows_delivery_queues_of_enabled_gateways(real_r, clock) -> None:
+    config = {"executive": {"new_check_scheduled_maintenance_duration": 0}, "gateways": {"email": {"enabled": True}}}
+    world = World(real_r)
+    world.executive = Executive(real_r, config)
+    world.contact("ann", "Ann", "Oncall", WEB)
+    world.event(WEB, HTTP, "ok")
+    world.drain()
+    world.event(WEB, HTTP, "critical", initial_failure_delay=0)
+    world.drain()
+    page = text(web.create_app(redis=real_r, config=config).test_client().get("/status"))
+    assert "Delivery queues Medium Gateway Waiting Failed email enabled 1 0" in page
+    assert "Ann Oncall by email, queued" in text(web.create_app(redis=real_r, config=config).test_client().get("/"))

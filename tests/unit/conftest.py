@@ -48,7 +48,7 @@ def make_snapshot() -> Callable[..., CheckSnapshot]:
     def build(**over: Any) -> CheckSnapshot:
         fields: dict[str, Any] = {"entity": "web-01.example.com", "check": "HTTP", "registered": True,
                                   "state": "critical", "last_change": NOW - 100, "last_update": NOW,
-                                  "failing_since": NOW - 100, "enabled": True}
+                                  "failing_since": NOW - 100}
         fields.update(over)
         return CheckSnapshot(**fields)
     return build

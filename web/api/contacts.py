@@ -1,9 +1,242 @@
-"""API resource: contacts (api-v1.md). Routes are added to web.api.bp; OpenAPI path items go in PATHS."""
+"""API resource: contacts (api-v1.md 4) and a contact's alert history (api-v1.md 14).
+
+Routes are added to web.api.bp; OpenAPI path items go in PATHS.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import bp  # noqa: F401
+import redis
+from flask import Response, request
 
-PATHS: dict[str, Any] = {}
+from flapjack_py import keys
+from flapjack_py.errors import AlreadyExists
+from flapjack_py.rules import ALL_MEDIA
+from flapjack_py.store import alerts as alert_store
+from flapjack_py.store import contacts as store
+from flapjack_py.store import entities as entity_store
+from flapjack_py.store.contacts import Contact
+
+from ..errors import ApiError
+from . import bp
+from .common import PatchOp, answer, contact_lock, created, ctx, id_list, json_body, no_content, parse_time, \
+    patch_ops, wrapped_list
+from .paging import META, PARAMETERS, listing
+from .schemas import LOCATION, NO_CONTENT, NULL_STR, STR_LIST, ids_param, ok, operation, patch_body, query, wrapper
+
+NO_CONTACTS = "No valid contacts were submitted"
+NAME_FIELDS = ("first_name", "last_name", "email")
+ALERT_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup", "state", "subject",
+                "body")
+DEFAULT_ALERT_LIMIT = 100
+MAX_ALERT_LIMIT = 1000
+
+
+@bp.route("/contacts", methods=["GET"])
+@bp.route("/contacts/<ids>", methods=["GET"])
+def get_contacts(ids: str | None = None) -> Response:
+    """Every contact, or the listed ones in request order (404 when none is found)."""
+    client = ctx().client
+    if ids is None:
+        contacts = store.list_contacts(client)
+    else:
+        wanted = id_list(ids)
+        contacts = store.load_contacts(client, wanted)
+        if not contacts:
+            raise ApiError(404, f"could not find contacts '{', '.join(wanted)}'")
+    return listing("contacts", contacts, lambda page: contacts_json(client, page))
+
+
+@bp.route("/contacts", methods=["POST"])
+def post_contacts() -> Response:
+    """Create contacts (each with its automatic general rule); 409 when an id is taken."""
+    items = wrapped_list("contacts", 422, NO_CONTACTS, NO_CONTACTS)
+    for item in items:
+        check_contact_item(item)
+    with contact_lock():
+        try:
+            new_ids = store.create_contacts(ctx().client, items)
+        except AlreadyExists as exc:
+            raise ApiError(409, str(exc)) from None
+    return created("contacts", new_ids, new_ids)
+
+
+@bp.route("/contacts/<ids>", methods=["PATCH"])
+def patch_contacts(ids: str) -> Response:
+    """Apply JSON-Patch operations to every listed contact (all must exist)."""
+    json_body()
+    client, wanted = ctx().client, id_list(ids)
+    with contact_lock():
+        require_contacts(client, wanted)
+        ops = patch_ops("contacts")
+        for contact_id in wanted:
+            for op in ops:
+                apply_contact_op(client, contact_id, op)
+    return no_content()
+
+
+@bp.route("/contacts/<ids>", methods=["DELETE"])
+def delete_contacts(ids: str) -> Response:
+    """Delete every listed contact with its rules, media and links (all must exist)."""
+    client, wanted = ctx().client, id_list(ids)
+    with contact_lock():
+        require_contacts(client, wanted)
+        for contact_id in wanted:
+            store.delete_contact(client, contact_id)
+    return no_content()
+
+
+@bp.route("/contacts/<contact_id>/alerts", methods=["GET"])
+def get_contact_alerts(contact_id: str) -> Response:
+    """The contact's alert history, newest first ([addition]; filters: media, type, start/end time, limit)."""
+    client = ctx().client
+    if not store.contact_exists(client, contact_id):
+        raise ApiError(404, f"could not find contact '{contact_id}'")
+    args = request.args
+    index = keys.alerts_by_contact(contact_id, args.get("media") or None)
+    start, end = parse_time(args.get("start_time")), parse_time(args.get("end_time"))
+    found = contact_alerts(client, index, start, end, alert_limit(args.get("limit")), args.get("type") or None)
+    return answer({"alerts": found})
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def contacts_json(client: redis.Redis, contacts: Sequence[Contact]) -> list[dict[str, Any]]:
+    """The API representation of contacts (api-v1.md 4), links included."""
+    ids = [c.id for c in contacts]
+    entities = entity_store.entity_ids_for_contacts(client, ids)
+    links = store.contact_links(client, ids)
+    return [{"id": c.id, "first_name": c.first_name, "last_name": c.last_name, "email": c.email,
+             "timezone": c.timezone,
+             "links": {"entities": entities[c.id],
+                       "media": [f"{c.id}_{m}" for m in links[c.id][0] if m in ALL_MEDIA],
+                       "notification_rules": links[c.id][1]}} for c in contacts]
+
+
+def check_contact_item(item: Any) -> None:
+    """422 unless `item` is a contact object: id a string or number; legacy `media` an object of known media."""
+    if not isinstance(item, dict):
+        raise ApiError(422, NO_CONTACTS)
+    cid = item.get("id")
+    if cid is not None and (isinstance(cid, bool) or not isinstance(cid, str | int | float) or cid == ""):
+        raise ApiError(422, NO_CONTACTS)
+    media = item.get("media")
+    if media is None:
+        return
+    if not isinstance(media, dict) or not all(v is None or isinstance(v, str | dict) for v in media.values()):
+        raise ApiError(422, NO_CONTACTS)
+    for name in media:
+        if name not in ALL_MEDIA:
+            raise ApiError(422, f"Invalid media type '{name}'")
+
+
+def require_contacts(client: redis.Redis, ids: Sequence[str]) -> None:
+    """404 naming the missing ones unless every contact exists."""
+    found = {c.id for c in store.load_contacts(client, ids)}
+    missing = [cid for cid in ids if cid not in found]
+    if missing:
+        raise ApiError(404, f"could not find contacts '{', '.join(missing)}'")
+
+
+def apply_contact_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
+    """One supported contact operation (api-v1.md 4.3); unsupported ones and invalid values are ignored."""
+    value = str(op.value) if isinstance(op.value, int | float) and not isinstance(op.value, bool) else op.value
+    if op.op == "replace" and op.field in NAME_FIELDS and (value is None or isinstance(value, str)):
+        if value is None and op.field == "first_name":
+            value = ""  # [py] a contact without first_name would vanish
+        store.update_contact(client, contact_id, **{op.field: value})
+    elif op.op == "replace" and op.field == "timezone" and (value is None or isinstance(value, str)):
+        store.set_timezone(client, contact_id, value)
+    elif op.field == "entities" and op.op == "add" and isinstance(value, str):
+        if entity_store.entity_name(client, value) is not None:
+            entity_store.add_entity_contacts(client, value, [contact_id])
+    elif op.field == "entities" and op.op == "remove" and op.member:
+        entity_store.remove_entity_contacts(client, op.member, [contact_id])
+    elif op.field == "notification_rules" and op.op == "add" and isinstance(value, str):
+        if store.load_rule(client, value) is not None:
+            store.move_rule(client, value, contact_id)
+    elif op.field == "notification_rules" and op.op == "remove" and op.member:
+        if store.load_rule(client, op.member) is not None:
+            store.delete_rule(client, op.member)
+
+
+def alert_limit(value: str | None) -> int:
+    """The `limit` parameter: default 100, at most 1000."""
+    try:
+        limit = int(value or DEFAULT_ALERT_LIMIT)
+    except ValueError:
+        return DEFAULT_ALERT_LIMIT
+    return min(limit, MAX_ALERT_LIMIT) if limit >= 1 else DEFAULT_ALERT_LIMIT
+
+
+def contact_alerts(client: redis.Redis, index: str, start: int | None, end: int | None, limit: int,
+                   type_: str | None) -> list[dict[str, Any]]:
+    """Up to `limit` alerts of an index (newest first, within [start, end], of one type if given)."""
+    found: list[dict[str, Any]] = []
+    offset = 0
+    while len(found) < limit:
+        batch = alert_store.alert_ids(client, index, "-inf" if start is None else start,
+                                      "+inf" if end is None else end, offset, limit)
+        offset += len(batch)
+        records = [alert_store.load_alert(client, alert_id) for alert_id in batch]
+        found += [alert_json(r) for r in records if r is not None and (type_ is None or r.get("type") == type_)]
+        if len(batch) < limit:
+            break
+    return found[:limit]
+
+
+def alert_json(record: Mapping[str, str]) -> dict[str, Any]:
+    """An alert record as the API shows it (timestamp an integer)."""
+    alert: dict[str, Any] = {name: record.get(name, "") for name in ALERT_FIELDS}
+    alert["timestamp"] = store.to_int(alert["timestamp"]) or 0
+    return alert
+
+
+# --- OpenAPI -----------------------------------------------------------------------
+
+CONTACT = {"type": "object", "required": ["id", "first_name", "last_name", "email", "timezone", "links"],
+           "properties": {"id": {"type": "string"}, "first_name": NULL_STR, "last_name": NULL_STR,
+                          "email": NULL_STR, "timezone": NULL_STR,
+                          "links": {"type": "object", "required": ["entities", "media", "notification_rules"],
+                                    "properties": {"entities": STR_LIST, "media": STR_LIST,
+                                                   "notification_rules": STR_LIST}}}}
+MEDIUM_IN = {"type": ["object", "string", "null"],
+             "properties": {"address": {"type": "string"}, "interval": {"type": ["integer", "null"]},
+                            "rollup_threshold": {"type": ["integer", "null"]}}}
+CONTACT_IN = {"type": "object", "properties": {
+    "id": {"type": ["string", "number"], "minLength": 1}, "first_name": {"type": "string"},
+    "last_name": {"type": "string"}, "email": {"type": "string"}, "timezone": NULL_STR,
+    "media": {"type": "object", "propertyNames": {"enum": list(ALL_MEDIA)}, "additionalProperties": MEDIUM_IN}}}
+ALERT = {"type": "object", "required": list(ALERT_FIELDS),
+         "properties": {**{name: {"type": "string"} for name in ALERT_FIELDS}, "timestamp": {"type": "integer"}}}
+LIST = {"type": "object", "required": ["contacts"], "properties": {"contacts": {"type": "array", "items": CONTACT},
+                                                                    "meta": META}}
+PATCH_TYPES = ("application/json-patch+json",)
+
+PATHS: dict[str, Any] = {
+    "/contacts": {
+        "get": operation("List contacts", ok(LIST), (), params=PARAMETERS, tag="contacts"),
+        "post": operation("Create contacts", ok(STR_LIST, "201", "Created", LOCATION),
+                          ("400", "409", "415", "422", "423"), body=wrapper("contacts", CONTACT_IN), tag="contacts"),
+    },
+    "/contacts/{ids}": {
+        "get": operation("Get contacts", ok(LIST), ("404",), params=[ids_param(), *PARAMETERS], tag="contacts"),
+        "patch": operation("Update contacts (JSON-Patch)", NO_CONTENT, ("400", "404", "415", "423"),
+                           params=[ids_param()], body=patch_body("contacts"), body_types=PATCH_TYPES,
+                           tag="contacts"),
+        "delete": operation("Delete contacts", NO_CONTENT, ("404", "423"), params=[ids_param()], tag="contacts"),
+    },
+    "/contacts/{contact_id}/alerts": {
+        "get": operation("A contact's alert history, newest first", ok({
+            "type": "object", "required": ["alerts"], "properties": {"alerts": {"type": "array", "items": ALERT}}}),
+            ("404",), params=[ids_param("contact id") | {"name": "contact_id"}, query("media", "medium name"),
+                              query("type", "alert type"), query("start_time", "ISO 8601"),
+                              query("end_time", "ISO 8601"),
+                              query("limit", "at most this many (default 100, max 1000)",
+                                    {"type": "integer", "minimum": 1, "maximum": MAX_ALERT_LIMIT})],
+            tag="contacts"),
+    },
+}

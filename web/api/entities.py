@@ -1,9 +1,131 @@
-"""API resource: entities (api-v1.md). Routes are added to web.api.bp; OpenAPI path items go in PATHS."""
+"""API resource: entities (api-v1.md 8). Routes are added to web.api.bp; OpenAPI path items go in PATHS."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import bp  # noqa: F401
+from flask import Response, request
 
-PATHS: dict[str, Any] = {}
+from flapjack_py.store import entities as store
+
+from ..errors import ApiError
+from . import bp, paging
+from .common import created, ctx, id_list, json_body, no_content, not_found_list, patch_ops, wrapped_list
+from .schemas import LOCATION, NO_CONTENT, STR_LIST, ids_param, ok, operation, patch_body, query, wrapper
+
+TRUE = ("1", "t", "true", "y", "yes")
+FALSE = ("0", "f", "false", "n", "no")
+
+
+def present(entity: store.Entity) -> dict[str, Any]:
+    """The v1 representation of an entity."""
+    return {"id": entity.id, "name": entity.name, "links": {"contacts": entity.contacts, "checks": entity.checks}}
+
+
+def tag_list(value: Any) -> list[str]:
+    """A tag value of a body or patch: a string or a list of strings (other items dropped)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for t in value if isinstance(t, str) and t]
+    return []
+
+
+def find_entities(raw_ids: str) -> list[str]:
+    """The path's entity ids, all known, else 404 `could not find entity '<id>'`."""
+    ids = id_list(raw_ids)
+    names = store.all_entity_names(ctx().client)
+    for eid in ids:
+        if eid not in names:
+            raise ApiError(404, f"could not find entity '{eid}'")
+    return ids
+
+
+def _present_all(entities: Any) -> list[dict[str, Any]]:
+    return [present(e) for e in entities]
+
+
+@bp.route("/entities", methods=["GET"])
+@bp.route("/entities/<ids>", methods=["GET"])
+def get_entities(ids: str | None = None) -> Response:
+    client = ctx().client
+    if ids is None:
+        flag = request.args.get("enabled", "").lower()
+        enabled = True if flag in TRUE else False if flag in FALSE else None
+        return paging.listing("entities", store.list_entities(client, enabled), _present_all)
+    wanted = id_list(ids)
+    found = store.load_entities(client, wanted)
+    if not found:
+        raise not_found_list("could not find entities: ", wanted)
+    return paging.listing("entities", found, _present_all)
+
+
+@bp.route("/entities", methods=["POST"])
+def post_entities() -> Response:
+    items = wrapped_list("entities")
+    parsed = [_import_item(item) for item in items]
+    for _, name, _, _ in parsed:
+        if not name:
+            raise ApiError(403, "Entity name not provided")
+    for eid, name, contacts, tags in parsed:
+        store.import_entity(ctx().client, eid, name, contacts, tags)
+    ids = list(dict.fromkeys(p[0] for p in parsed))
+    return created("entities", ids, ids)
+
+
+def _import_item(item: Any) -> tuple[str, str, list[str] | None, list[str]]:
+    eid = item.get("id") if isinstance(item, dict) else None
+    if isinstance(eid, int) and not isinstance(eid, bool):
+        eid = str(eid)
+    if not isinstance(eid, str) or not eid:
+        raise ApiError(403, "Entity with a nil id detected")
+    name = item.get("name")
+    contacts = item.get("contacts")
+    contact_ids = [c for c in contacts if isinstance(c, str)] if isinstance(contacts, list) else None
+    return eid, name if isinstance(name, str) else "", contact_ids, tag_list(item.get("tags"))
+
+
+@bp.route("/entities/<ids>", methods=["PATCH"])
+def patch_entities(ids: str) -> Response:
+    json_body()
+    entity_ids = find_entities(ids)
+    client = ctx().client
+    for op in patch_ops("entities"):
+        for eid in entity_ids:
+            if op.op == "replace" and op.field == "name" and isinstance(op.value, str) and op.value:
+                store.rename_entity(client, eid, op.value)
+            elif op.field == "contacts" and op.op == "add":
+                store.add_entity_contacts(client, eid, tag_list(op.value))
+            elif op.field == "contacts" and op.op == "remove":
+                store.remove_entity_contacts(client, eid, [op.member])
+            elif op.field == "tags" and op.op == "add":
+                store.add_entity_tags(client, eid, tag_list(op.value))
+            elif op.field == "tags" and op.op == "remove":
+                store.remove_entity_tags(client, eid, [op.member])
+    return no_content()
+
+
+ENTITY = {"type": "object", "required": ["id", "name", "links"], "properties": {
+    "id": {"type": "string"}, "name": {"type": "string"},
+    "links": {"type": "object", "properties": {"contacts": STR_LIST, "checks": STR_LIST}}}}
+ENTITY_LIST = {"type": "object", "required": ["entities"], "properties": {
+    "entities": {"type": "array", "items": ENTITY}, "meta": paging.META}}
+ENTITY_IN = {"type": "object", "required": ["id", "name"], "properties": {
+    "id": {"type": "string"}, "name": {"type": "string"}, "contacts": STR_LIST, "tags": STR_LIST}}
+_LIST_PARAMS = [query("enabled", "keep only enabled (1/t/true/y/yes) or disabled (0/f/false/n/no) entities"),
+                *paging.PARAMETERS]
+
+PATHS: dict[str, Any] = {
+    "/entities": {
+        "get": operation("List entities", ok(ENTITY_LIST), ("400",), params=_LIST_PARAMS, tag="entities"),
+        "post": operation("Import (upsert) entities", ok(STR_LIST, "201", "Created", LOCATION),
+                          ("400", "403", "415"), body=wrapper("entities", ENTITY_IN), tag="entities"),
+    },
+    "/entities/{ids}": {
+        "get": operation("Get entities by id", ok(ENTITY_LIST), ("404",), params=[ids_param(), *paging.PARAMETERS],
+                         tag="entities"),
+        "patch": operation("Update entities (JSON-Patch)", NO_CONTENT, ("400", "404", "415"), params=[ids_param()],
+                           body=patch_body("entities"), body_types=("application/json-patch+json",),
+                           tag="entities"),
+    },
+}

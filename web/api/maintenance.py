@@ -1,9 +1,176 @@
-"""API resource: maintenance (api-v1.md). Routes are added to web.api.bp; OpenAPI path items go in PATHS."""
+"""API resource: scheduled/unscheduled maintenance and test notifications (api-v1.md 10).
+
+Routes are added to web.api.bp; OpenAPI path items go in PATHS.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from . import bp  # noqa: F401
+from flask import Response, request
 
-PATHS: dict[str, Any] = {}
+from flapjack_py.store import checks as check_store
+from flapjack_py.store import entities as entity_store
+from flapjack_py.store import maintenance as store
+from flapjack_py.store.events import push_event
+
+from ..errors import ApiError
+from . import bp
+from .checks import resolve_checks
+from .common import ctx, id_list, json_body, no_content, parse_time, patch_ops, wrapped_list
+from .schemas import NO_CONTENT, ids_param, operation, patch_body, query, wrapper
+
+DEFAULT_ACK_DURATION = 14400
+
+
+def targets(kind: str, raw_ids: str) -> list[tuple[str, str]]:
+    """(entity, check) pairs named by the path: checks by id, or every current check of each entity."""
+    if kind == "checks":
+        return resolve_checks(raw_ids)
+    client = ctx().client
+    found = []
+    for eid in id_list(raw_ids):
+        name = entity_store.entity_name(client, eid)
+        if name is None:
+            raise ApiError(404, f"could not find entity '{eid}'")
+        found += [(name, check) for check in check_store.current_check_names(client, name)]
+    return found
+
+
+def optional_items(name: str) -> list[Any]:
+    """The list under `name`, `[{}]` when absent; 403 when present but not a list. Non-objects read as {}."""
+    body = json_body()
+    if not isinstance(body, dict) or name not in body:
+        return [{}]
+    items = body[name]
+    if not isinstance(items, list):
+        raise ApiError(403, f"The received '{name}'' object is not an Array")
+    return [item if isinstance(item, dict) else {} for item in items]
+
+
+def seconds(value: Any) -> int | None:
+    """An integer number of seconds from an int, a whole float or a numeric string; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return None
+
+
+@bp.route("/scheduled_maintenances/<any(entities,checks):kind>/<path:ids>", methods=["POST"])
+def post_scheduled(kind: str, ids: str) -> Response:
+    items = wrapped_list("scheduled_maintenances")
+    checks = targets(kind, ids)
+    windows = []
+    for item in items:
+        item = item if isinstance(item, dict) else {}
+        start = parse_time(item.get("start_time"))
+        if start is None:
+            raise ApiError(403, "start time must be provided")
+        duration = seconds(item.get("duration"))
+        if duration is None or duration <= 0:
+            raise ApiError(403, "duration in seconds must be provided")
+        summary = item.get("summary")
+        windows.append((start, duration, summary if isinstance(summary, str) else ""))
+    now = int(time.time())
+    for entity, check in checks:
+        for start, duration, summary in windows:
+            store.create_scheduled(ctx().client, entity, check, start, duration, summary, now)
+    return no_content()
+
+
+@bp.route("/scheduled_maintenances/<any(entities,checks):kind>/<path:ids>", methods=["DELETE"])
+def delete_scheduled(kind: str, ids: str) -> Response:
+    start = parse_time(request.args.get("start_time"))
+    if start is None:
+        raise ApiError(403, "start time must be provided")
+    now = int(time.time())
+    for entity, check in targets(kind, ids):
+        store.end_scheduled(ctx().client, entity, check, start, now)
+    return no_content()
+
+
+@bp.route("/unscheduled_maintenances/<any(entities,checks):kind>/<path:ids>", methods=["POST"])
+def post_unscheduled(kind: str, ids: str) -> Response:
+    items = optional_items("unscheduled_maintenances")
+    checks = targets(kind, ids)
+    now = int(time.time())
+    for entity, check in checks:
+        for item in items:
+            duration = seconds(item.get("duration"))
+            event: dict[str, Any] = {"type": "action", "state": "acknowledgement", "entity": entity, "check": check}
+            if isinstance(item.get("summary"), str):
+                event["summary"] = item["summary"]
+            event.update(duration=duration if duration and duration > 0 else DEFAULT_ACK_DURATION, time=now)
+            push_event(ctx().client, event)
+    return no_content()
+
+
+@bp.route("/unscheduled_maintenances/<any(entities,checks):kind>/<path:ids>", methods=["PATCH"])
+def patch_unscheduled(kind: str, ids: str) -> Response:
+    json_body()
+    checks = targets(kind, ids)
+    for op in patch_ops("unscheduled_maintenances"):
+        if op.op != "replace" or op.field != "end_time":
+            continue
+        end_time = parse_time(op.value)
+        if end_time is None:
+            raise ApiError(403, "end time must be provided")
+        for entity, check in checks:
+            store.end_unscheduled(ctx().client, entity, check, end_time)
+    return no_content()
+
+
+@bp.route("/test_notifications/<any(entities,checks):kind>/<path:ids>", methods=["POST"])
+def post_test_notifications(kind: str, ids: str) -> Response:
+    items = optional_items("test_notifications")
+    checks = targets(kind, ids)
+    now = int(time.time())
+    for entity, check in checks:
+        for item in items:
+            summary = item.get("summary")
+            if not isinstance(summary, str):
+                summary = f"Testing notifications to all contacts interested in entity {entity}"
+            push_event(ctx().client, {"type": "action", "state": "test_notifications", "entity": entity,
+                                      "check": check, "summary": summary, "time": now})
+    return no_content()
+
+
+SCHEDULED_IN = {"type": "object", "required": ["start_time", "duration"], "properties": {
+    "start_time": {"type": "string", "format": "date-time"}, "duration": {"type": "integer", "minimum": 1},
+    "summary": {"type": "string"}}}
+UNSCHEDULED_IN = {"type": "object", "properties": {"duration": {"type": "integer"}, "summary": {"type": "string"}}}
+TEST_IN = {"type": "object", "properties": {"summary": {"type": "string"}}}
+
+
+def _paths(kind: str) -> dict[str, Any]:
+    ids = [ids_param("comma-separated entity ids" if kind == "entities" else "comma-separated check ids")]
+    errs = ("400", "403", "404", "415")
+    return {
+        f"/scheduled_maintenances/{kind}/{{ids}}": {
+            "post": operation(f"Schedule maintenance on {kind}", NO_CONTENT, errs, params=ids,
+                              body=wrapper("scheduled_maintenances", SCHEDULED_IN), tag="maintenance"),
+            "delete": operation(f"End scheduled maintenance on {kind}", NO_CONTENT, ("400", "403", "404"),
+                                params=[*ids, query("start_time", "start of the window (ISO 8601)")],
+                                tag="maintenance"),
+        },
+        f"/unscheduled_maintenances/{kind}/{{ids}}": {
+            "post": operation(f"Acknowledge {kind}", NO_CONTENT, errs, params=ids,
+                              body=wrapper("unscheduled_maintenances", UNSCHEDULED_IN, False), tag="maintenance"),
+            "patch": operation(f"End unscheduled maintenance on {kind}", NO_CONTENT, errs, params=ids,
+                               body=patch_body("unscheduled_maintenances"),
+                               body_types=("application/json-patch+json",), tag="maintenance"),
+        },
+        f"/test_notifications/{kind}/{{ids}}": {
+            "post": operation(f"Send test notifications for {kind}", NO_CONTENT, errs, params=ids,
+                              body=wrapper("test_notifications", TEST_IN, False), tag="maintenance"),
+        },
+    }
+
+
+PATHS: dict[str, Any] = {**_paths("entities"), **_paths("checks")}

@@ -1,0 +1,156 @@
+"""Read-side helpers for reports and the API: state changes between times, check status fields,
+check tags, and the check enable/disable/tag writes the API needs (api-v1.md 9, 11; engine.md 7.3).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from .. import keys, reports
+from ..checks import to_int
+from .contacts import str_client
+from .maintenance import SCHEDULED, UNSCHEDULED, in_force, list_windows
+
+STATUS_NOTIFICATIONS = ("problem", "recovery", "acknowledgement")
+
+
+@dataclass(frozen=True)
+class StateChange:
+    """One recorded state change of a check."""
+
+    ts: int
+    state: str | None
+    summary: str | None
+    details: str | None
+
+
+def state_changes(client: redis.Redis, entity: str, check: str, start: int | None,
+                  end: int | None) -> list[StateChange]:
+    """State changes with start <= ts <= end (bounds optional), preceded by the change just before
+    the first of them; [] when none lies in the window (engine.md 7.3 outage step 1)."""
+    c = str_client(client)
+    key = keys.sorted_state_timestamps(entity, check)
+    stamps = [int(float(t)) for t in c.zrangebyscore(key, "-inf" if start is None else start,
+                                                       "+inf" if end is None else end)]
+    if not stamps:
+        return []
+    before = c.zrevrangebyscore(key, f"({stamps[0]}", "-inf", start=0, num=1)
+    stamps = [int(float(t)) for t in before] + stamps
+    p = c.pipeline(transaction=False)
+    for ts in stamps:
+        p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts),
+               keys.check_details_at(entity, check, ts))
+    return [StateChange(ts, *values) for ts, values in zip(stamps, p.execute(), strict=True)]
+
+
+def check_status(client: redis.Redis, entity: str, check: str) -> dict[str, Any]:
+    """The status report fields of a check (api-v1.md 11, status); unknown values are None."""
+    c = str_client(client)
+    p = c.pipeline(transaction=False)
+    p.hgetall(keys.check(entity, check))
+    p.zscore(keys.current_checks(entity), check)
+    p.mget([keys.last_notification(entity, check, kind) for kind in STATUS_NOTIFICATIONS])
+    data, score, last = p.execute()
+    return {
+        "name": check, "state": data.get("state") or None, "enabled": score is not None,
+        "summary": data.get("summary"), "details": data.get("details"), "perfdata": _perfdata(data.get("perfdata")),
+        "in_unscheduled_maintenance": in_force(c, entity, check, UNSCHEDULED) is not None,
+        "in_scheduled_maintenance": in_force(c, entity, check, SCHEDULED) is not None,
+        "initial_failure_delay": to_int(data.get("initial_failure_delay")),
+        "repeat_failure_delay": to_int(data.get("repeat_failure_delay")),
+        "last_update": to_int(data.get("last_update")), "last_change": to_int(data.get("last_change")),
+        **{f"last_{kind}_notification": to_int(v) for kind, v in zip(STATUS_NOTIFICATIONS, last, strict=True)},
+    }
+
+
+def _perfdata(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, list) else None
+
+
+def current_entity_names(client: redis.Redis) -> list[str]:
+    """Names in current_entities, sorted."""
+    return sorted(str_client(client).zrange(keys.current_entities(), 0, -1))
+
+
+# --- check tags and enabling (api-v1.md 9.2, 9.3) --------------------------------
+
+
+def check_tags(client: redis.Redis, entity: str, check: str) -> list[str]:
+    """Sorted tags stored on a check (check_tag:TAG sets holding E:C)."""
+    c = str_client(client)
+    tags = sorted(c.smembers(keys.known_check_tags()))
+    p = c.pipeline(transaction=False)
+    for tag in tags:
+        p.sismember(keys.check_tag(tag), keys.check_id(entity, check))
+    return [tag for tag, member in zip(tags, p.execute(), strict=True) if member]
+
+
+def add_check_tags(client: redis.Redis, entity: str, check: str, tags: Iterable[str]) -> None:
+    """Tag a check (and index the tags)."""
+    tags = [t for t in tags if t]
+    if not tags:
+        return
+    p = str_client(client).pipeline(transaction=True)
+    for tag in tags:
+        p.sadd(keys.check_tag(tag), keys.check_id(entity, check))
+    p.sadd(keys.known_check_tags(), *tags)
+    p.execute()
+
+
+def remove_check_tags(client: redis.Redis, entity: str, check: str, tags: Iterable[str]) -> None:
+    """Untag a check; a tag no check carries any more leaves the index."""
+    c = str_client(client)
+    for tag in tags:
+        c.srem(keys.check_tag(tag), keys.check_id(entity, check))
+        if not c.exists(keys.check_tag(tag)):
+            c.srem(keys.known_check_tags(), tag)
+
+
+def enable_check(client: redis.Redis, entity: str, check: str, now: int) -> None:
+    """Register the check if new and make it (and its entity) current as of `now`."""
+    p = str_client(client).pipeline(transaction=True)
+    p.zadd(keys.all_checks(), {keys.check_id(entity, check): now}, nx=True)
+    p.zadd(keys.all_checks_for(entity), {check: now}, nx=True)
+    p.zadd(keys.current_checks(entity), {check: now})
+    p.zadd(keys.current_entities(), {entity: now})
+    p.execute()
+
+
+def disable_check(client: redis.Redis, entity: str, check: str) -> None:
+    """Drop the check from current_checks:E; the entity stops being current when none is left."""
+    c = str_client(client)
+    c.zrem(keys.current_checks(entity), check)
+    if not c.zcard(keys.current_checks(entity)):
+        c.zrem(keys.current_entities(), entity)
+
+
+# --- reports (engine.md 7.3) ----------------------------------------------------
+
+REPORT_TYPES = ("status", "scheduled_maintenance", "unscheduled_maintenance", "outage", "downtime")
+
+
+def check_report(client: redis.Redis, report_type: str, entity: str, check: str, start: int | None,
+                 end: int | None) -> dict[str, Any]:
+    """The fields of one check's report of `report_type` over [start, end] (None = unbounded)."""
+    if report_type == "status":
+        return check_status(client, entity, check)
+    if report_type in ("scheduled_maintenance", "unscheduled_maintenance"):
+        kind = report_type.split("_", 1)[0]
+        periods = reports.maintenance_periods(list_windows(client, entity, check, kind), start, end)
+        return {f"{kind}_maintenances": periods}
+    outs = reports.outages(state_changes(client, entity, check, start, end), start, end)
+    if report_type == "outage":
+        return {"outages": outs}
+    scheduled = reports.maintenance_periods(list_windows(client, entity, check, SCHEDULED), start, end)
+    return reports.downtime(outs, scheduled, start, end)
