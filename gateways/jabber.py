@@ -53,6 +53,8 @@ CONFIRM_TIMEOUT = 15.0
 JOIN_TIMEOUT = 15.0
 TICK = 0.2
 """Seconds between looks at the queue while idle."""
+ROUND_JOBS = 10
+"""Most alerts per rq round, so a stop request is seen soon."""
 REFUSAL = "sorry, you are not allowed to give me commands"
 
 
@@ -273,7 +275,6 @@ class JabberGateway:
         self.loop = asyncio.new_event_loop()
         self.xmpp: JabberClient = self._in_loop(lambda: JabberClient(self.settings, bot))
         self.stopped = threading.Event()
-        self.drained = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def start(self, burst: bool = False) -> None:
@@ -350,7 +351,6 @@ class JabberGateway:
                     break
                 else:
                     self.stopped.wait(TICK)
-        self.drained.set()
         self.stopped.set()
 
     def _connected(self, timeout: float) -> bool:
@@ -364,7 +364,7 @@ class JabberGateway:
         rq_worker = worker.make_worker(self.redis, MEDIUM)
         rq_worker.death_penalty_class = TimerDeathPenalty  # SIGALRM works only in the main thread
         rq_worker._install_signal_handlers = lambda: None  # type: ignore[method-assign] # noqa: SLF001 -- run() owns signals
-        rq_worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
+        rq_worker.work(burst=True, with_scheduler=False, logging_level="WARNING", max_jobs=ROUND_JOBS)
 
 
 def run(config: Config, burst: bool = False) -> int:

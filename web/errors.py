@@ -54,4 +54,7 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Response:
         log.exception("%s %s failed", request.method, request.path)
+        if not request.path.startswith("/api"):
+            return Response("<h1>Internal server error</h1><p>The details are in the log.</p>", status=500,
+                            content_type="text/html; charset=utf-8")
         return error_response(500, ["internal server error"])

@@ -255,4 +255,4 @@ def test_cli_gateway_jabber_stops_on_a_refused_login(tmp_path: Path, redis_serve
                           capture_output=True, text=True, timeout=60, check=False,
                           env={**os.environ, "PYTHONPATH": str(FLAPJACK.parents[1])})
     assert done.returncode == 1, done.stderr
-    assert "cannot log in as flapjack@localhost" in done.stderr + done.stdout
+    assert "cannot log in as flapjack@localhost: not-authorized (wrong jabberid or password?)" in done.stderr, done.stderr
