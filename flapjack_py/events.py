@@ -96,6 +96,7 @@ def parse_event(raw: str | bytes) -> Event | None:
     return _normalise(data)
 
 
+_ALLOWED_KEYS = frozenset(REQUIRED_KEYS + OPTIONAL_KEYS)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -103,11 +104,13 @@ def _load_json(raw: str | bytes) -> dict[str, Any]:
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", _QUESTION_MARK)
     try:
-        data = json.loads(raw, parse_constant=_reject_constant)
+        data = _DECODER.decode(raw)
     except (ValueError, RecursionError) as exc:
         raise InvalidEvent([f"not valid JSON: {exc}"]) from None
     if not isinstance(data, dict):
         raise InvalidEvent([f"event must be a JSON object, got {type(data).__name__}"])
+    if "\\u" not in raw:  # lone surrogates can only come from \\u escapes
+        return data
     return {_no_surrogates(k): _no_surrogates(v) for k, v in data.items()}
 
 
@@ -124,6 +127,9 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not allowed")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # strict: no NaN/Infinity
+
+
 def _check_keys(data: dict[str, Any]) -> list[str]:
     errors = []
     missing = [k for k in REQUIRED_KEYS if not isinstance(data.get(k), str) or data.get(k) == ""]
@@ -131,32 +137,40 @@ def _check_keys(data: dict[str, Any]) -> list[str]:
     if absent:
         errors.append(f"missing required keys: {', '.join(absent)}")
     errors += [f"{k} must be a string, got {json.dumps(data[k])}" for k in missing if k not in absent]
-    unknown = sorted(set(data) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
+    unknown = sorted(data.keys() - _ALLOWED_KEYS)
     if unknown:
         errors.append(f"unknown keys: {', '.join(unknown)}")
     return errors
 
 
-def _check_field(name: str, value: Any) -> str | None:  # noqa: C901 - one branch per field rule
-    if name == "type" and value.lower() not in EVENT_TYPES:
-        return f"type must be one of {', '.join(EVENT_TYPES)}, got {value!r}"
-    if name == "state" and value.lower() not in STATES:
-        return f"state must be one of {', '.join(STATES)}, got {value!r}"
-    if value is None or name in ("type", "state", "entity", "check"):
+def _check_field(name: str, value: Any) -> str | None:
+    """The problem with one field's value, or None (required keys' presence is checked before)."""
+    if name == "type":
+        return None if value.lower() in EVENT_TYPES else f"type must be one of {', '.join(EVENT_TYPES)}, got {value!r}"
+    if name == "state":
+        return None if value.lower() in STATES else f"state must be one of {', '.join(STATES)}, got {value!r}"
+    check = _FIELD_CHECKS.get(name)
+    if value is None or check is None or check[0](value):
         return None
-    if name in ("time", "initial_failure_delay", "repeat_failure_delay", "duration"):
-        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and _DIGITS.fullmatch(value))):
-            return f"{name} must be an integer, got {json.dumps(value)}"
-    elif name in ("summary", "details", "perfdata"):
-        if not isinstance(value, str):
-            return f"{name} must be a string, got {json.dumps(value)}"
-    elif name == "acknowledgement_id":
-        if isinstance(value, bool) or not isinstance(value, (str, int)):
-            return f"acknowledgement_id must be a string or integer, got {json.dumps(value)}"
-    elif name == "tags":
-        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-            return f"tags must be an array of strings, got {json.dumps(value)}"
-    return None
+    return f"{name} must be {check[1]}, got {json.dumps(value)}"
+
+
+def _is_integer(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and _DIGITS.fullmatch(value) is not None)
+
+
+def _is_string_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(t, str) for t in value)
+
+
+_FIELD_CHECKS: dict[str, tuple[Any, str]] = {
+    **dict.fromkeys(("time", "initial_failure_delay", "repeat_failure_delay", "duration"), (_is_integer, "an integer")),
+    **dict.fromkeys(("summary", "details", "perfdata"), (lambda v: isinstance(v, str), "a string")),
+    "acknowledgement_id": (lambda v: not isinstance(v, bool) and isinstance(v, (str, int)), "a string or integer"),
+    "tags": (_is_string_list, "an array of strings"),
+}
 
 
 def _normalise(data: dict[str, Any]) -> Event:

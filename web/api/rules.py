@@ -19,7 +19,7 @@ from flapjack_py.store import contacts as store
 
 from ..errors import ApiError
 from . import bp
-from .common import PatchOp, answer, created, ctx, id_list, json_body, no_content, patch_ops, wrapped_list
+from .common import PatchOp, created, ctx, id_list, json_body, no_content, patch_ops, wrapped_list
 from .paging import META, PARAMETERS, listing
 from .schemas import LOCATION, NO_CONTENT, STR_LIST, ids_param, ok, operation, patch_body, wrapper
 
@@ -44,7 +44,7 @@ def post_notification_rules(contact_id: str) -> Response:
     if failures and not new_ids:
         raise ApiError(422, *failures)
     if failures:
-        return Response(status=200)  # [v1] partly created: empty body, no Location
+        return partly_created()
     return created("notification_rules", new_ids, new_ids)
 
 
@@ -92,6 +92,13 @@ def delete_notification_rules(ids: str) -> Response:
 
 
 # --- helpers ---------------------------------------------------------------------
+
+
+def partly_created() -> Response:
+    """[v1] 200 with an empty body and no Location: some rules were created, others had taken ids."""
+    response = Response(status=200)
+    del response.headers["Content-Type"]
+    return response
 
 
 def create_rules(client: redis.Redis, contact_id: str, items: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
@@ -179,5 +186,3 @@ PATHS: dict[str, Any] = {
                             tag="notification_rules"),
     },
 }
-
-__all__ = ["PATHS", "answer"]
