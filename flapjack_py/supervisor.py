@@ -31,6 +31,10 @@ STABLE_AFTER = 60.0
 """A child that ran this long (seconds) is restarted after BACKOFF_START again."""
 STOP_GRACE = 10.0
 """Seconds children get to exit after SIGTERM before they are killed."""
+
+EXIT_CONFIG = 78
+"""Exit code of a part that cannot work as configured (e.g. a login refused); sysexits' EX_CONFIG."""
+NO_RESTART_CODES = (2, EXIT_CONFIG)
 TICK = 0.2
 """Seconds between checks of the children."""
 
@@ -102,12 +106,21 @@ def plan(config: Config) -> list[tuple[str, list[str]]]:
 
 
 def _tend(children: list[Child]) -> None:
-    """Notice children that exited and restart them when their back-off has passed."""
+    """Notice children that exited and restart them when their back-off has passed.
+
+    A child that exits for a configuration reason (EXIT_CONFIG, or 2: a bad setting
+    named on stderr) is not restarted: restarting cannot fix it.
+    """
     now = time.monotonic()
     for child in children:
         if child.process is not None and child.process.poll() is not None:
             code = child.process.returncode
             ran = now - child.started_at
+            if code in NO_RESTART_CODES:
+                log.error("server: %s stopped for a configuration problem (exit %s, see its log); "
+                          "not restarting it", child.name, code)
+                child.process, child.restart_at = None, float("inf")
+                continue
             child.backoff = BACKOFF_START if ran >= STABLE_AFTER else min(child.backoff * 2, BACKOFF_MAX)
             wait = BACKOFF_START if ran >= STABLE_AFTER else child.backoff / 2
             child.restart_at = now + wait

@@ -34,6 +34,7 @@ from slixmpp.xmlstream.xmlstream import NotConnectedError
 
 from flapjack_py.config import Config
 from flapjack_py.connection import open_redis
+from flapjack_py.supervisor import EXIT_CONFIG
 
 from . import base, worker
 from .jabber_bot import Bot, BotSettings, command_in_chat, command_in_room
@@ -107,6 +108,7 @@ class JabberClient(slixmpp.ClientXMPP):
         self.auth_error = "no usable login method"
         self.stopping = False
         self.attempts = 0
+        self._pending_reconnect: asyncio.TimerHandle | None = None
         self.whitespace_keepalive = True
         self.whitespace_keepalive_interval = KEEPALIVE
         if settings.ca_file:
@@ -183,14 +185,15 @@ class JabberClient(slixmpp.ClientXMPP):
 
     def _on_disconnected(self, reason: Any) -> None:
         self.ready.clear()
-        if self.stopping or self.auth_failed:
-            return
+        if self.stopping or self.auth_failed or self._pending_reconnect is not None:
+            return  # slixmpp may report one failed attempt twice: count and schedule it once
         self.attempts += 1
         delay = backoff(self.attempts)
         log.warning("jabber: disconnected (%s); reconnecting in %.0fs", reason or "connection lost", delay)
-        self.loop.call_later(delay, self._reconnect)
+        self._pending_reconnect = self.loop.call_later(delay, self._reconnect)
 
     def _reconnect(self) -> None:
+        self._pending_reconnect = None
         if not (self.stopping or self.auth_failed or self.transport):
             self.start()
 
@@ -370,7 +373,7 @@ class JabberGateway:
 def run(config: Config, burst: bool = False) -> int:
     """`flapjack gateway jabber`: run until SIGTERM/SIGINT (or, with burst, until the queue is empty).
 
-    Returns 0, or 1 when the server refused the login (no retry loop).
+    Returns 0, or EXIT_CONFIG when the server refused the login (no retry loop, no restart).
     Raises ConfigError when the gateway is not enabled or misses jabberid/password.
     """
     settings = base.gateway_settings(config, MEDIUM, REQUIRED)
@@ -387,7 +390,7 @@ def run(config: Config, burst: bool = False) -> int:
             signal.signal(sig, handler)
         if embedded:
             embedded.stop()
-    return 1 if gateway.auth_failed else 0
+    return EXIT_CONFIG if gateway.auth_failed else 0
 
 
 def close_loop(loop: asyncio.AbstractEventLoop) -> None:

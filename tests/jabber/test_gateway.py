@@ -18,6 +18,7 @@ import yaml
 from flapjack_py import keys
 from flapjack_py.config import Config
 from flapjack_py.executive import Executive
+from flapjack_py.supervisor import EXIT_CONFIG
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
@@ -211,7 +212,7 @@ def test_wrong_password_stops_with_a_clear_error(redis_server: Any, jabber_setti
                                                  caplog: pytest.LogCaptureFixture) -> None:
     started = time.monotonic()
     code = run(make_config(redis_server.url, {**jabber_settings, "password": "wrong-pw"}))
-    assert code == 1
+    assert code == EXIT_CONFIG
     assert time.monotonic() - started < 15
     assert "cannot log in as flapjack@localhost" in caplog.text
     assert "wrong-pw" not in caplog.text
@@ -254,5 +255,5 @@ def test_cli_gateway_jabber_stops_on_a_refused_login(tmp_path: Path, redis_serve
     done = subprocess.run([sys.executable, str(FLAPJACK), "--config", str(path), "gateway", "jabber"],
                           capture_output=True, text=True, timeout=60, check=False,
                           env={**os.environ, "PYTHONPATH": str(FLAPJACK.parents[1])})
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == EXIT_CONFIG, done.stderr
     assert "cannot log in as flapjack@localhost: not-authorized (wrong jabberid or password?)" in done.stderr, done.stderr

@@ -218,12 +218,12 @@ PATCH_TYPES = ("application/json-patch+json",)
 
 PATHS: dict[str, Any] = {
     "/contacts": {
-        "get": operation("List contacts", ok(LIST), (), params=PARAMETERS, tag="contacts"),
+        "get": operation("List contacts", ok(LIST), ("400",), params=PARAMETERS, tag="contacts"),
         "post": operation("Create contacts", ok(STR_LIST, "201", "Created", LOCATION),
                           ("400", "409", "415", "422", "423"), body=wrapper("contacts", CONTACT_IN), tag="contacts"),
     },
     "/contacts/{ids}": {
-        "get": operation("Get contacts", ok(LIST), ("404",), params=[ids_param(), *PARAMETERS], tag="contacts"),
+        "get": operation("Get contacts", ok(LIST), ("400", "404"), params=[ids_param(), *PARAMETERS], tag="contacts"),
         "patch": operation("Update contacts (JSON-Patch)", NO_CONTENT, ("400", "404", "415", "423"),
                            params=[ids_param()], body=patch_body("contacts"), body_types=PATCH_TYPES,
                            tag="contacts"),

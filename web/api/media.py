@@ -181,9 +181,9 @@ PATHS: dict[str, Any] = {
                           ("400", "415", "422", "423"), params=[ids_param("contact id") | {"name": "contact_id"}],
                           body=wrapper("media", MEDIUM_IN), tag="media"),
     },
-    "/media": {"get": operation("List media", ok(LIST), (), params=PARAMETERS, tag="media")},
+    "/media": {"get": operation("List media", ok(LIST), ("400",), params=PARAMETERS, tag="media")},
     "/media/{ids}": {
-        "get": operation("Get media", ok(LIST), ("404", "422"), params=[ids_param(), *PARAMETERS], tag="media"),
+        "get": operation("Get media", ok(LIST), ("400", "404", "422"), params=[ids_param(), *PARAMETERS], tag="media"),
         "patch": operation("Update media (JSON-Patch)", NO_CONTENT, ("400", "404", "415", "422"),
                            params=[ids_param()], body=patch_body("media"),
                            body_types=("application/json-patch+json",), tag="media"),

@@ -129,10 +129,10 @@ PATHS: dict[str, Any] = {
                           body=wrapper("pagerduty_credentials", CREDENTIALS_IN), tag="pagerduty_credentials"),
     },
     "/pagerduty_credentials": {
-        "get": operation("List PagerDuty credentials", ok(LIST), (), params=PARAMETERS, tag="pagerduty_credentials"),
+        "get": operation("List PagerDuty credentials", ok(LIST), ("400",), params=PARAMETERS, tag="pagerduty_credentials"),
     },
     "/pagerduty_credentials/{ids}": {
-        "get": operation("Get PagerDuty credentials of contacts", ok(LIST), ("404",),
+        "get": operation("Get PagerDuty credentials of contacts", ok(LIST), ("400", "404"),
                          params=[ids_param("comma-separated contact ids"), *PARAMETERS], tag="pagerduty_credentials"),
         "patch": operation("Update PagerDuty credentials (JSON-Patch)", NO_CONTENT, ("400", "404", "415"),
                            params=[ids_param("comma-separated contact ids")],

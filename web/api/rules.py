@@ -174,10 +174,10 @@ PATHS: dict[str, Any] = {
             body=wrapper("notification_rules", RULE_IN), tag="notification_rules"),
     },
     "/notification_rules": {
-        "get": operation("List notification rules", ok(LIST), (), params=PARAMETERS, tag="notification_rules"),
+        "get": operation("List notification rules", ok(LIST), ("400",), params=PARAMETERS, tag="notification_rules"),
     },
     "/notification_rules/{ids}": {
-        "get": operation("Get notification rules", ok(LIST), ("404",), params=[ids_param(), *PARAMETERS],
+        "get": operation("Get notification rules", ok(LIST), ("400", "404"), params=[ids_param(), *PARAMETERS],
                          tag="notification_rules"),
         "patch": operation("Update notification rules (JSON-Patch)", NO_CONTENT, ("400", "404", "415"),
                            params=[ids_param()], body=patch_body("notification_rules"),

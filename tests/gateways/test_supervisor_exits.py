@@ -1,0 +1,32 @@
+"""The supervisor restarts crashed children but not ones stopped by a configuration problem."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from flapjack_py.supervisor import EXIT_CONFIG, Child, _tend
+
+
+def exited_child(code: int) -> Child:
+    child = Child(name=f"exits {code}", args=[])
+    child.process = subprocess.Popen([sys.executable, "-c", f"import sys; sys.exit({code})"])
+    child.process.wait()
+    child.started_at = time.monotonic() - 100
+    return child
+
+
+def test_a_crashed_child_is_scheduled_for_restart() -> None:
+    child = exited_child(1)
+    _tend([child])
+    assert child.process is None and child.restart_at < time.monotonic() + 60
+
+
+def test_a_child_stopped_by_its_configuration_is_not_restarted() -> None:
+    for code in (EXIT_CONFIG, 2):
+        child = exited_child(code)
+        _tend([child])
+        assert child.process is None and child.restart_at == float("inf")
+        _tend([child])  # later rounds leave it alone
+        assert child.process is None and child.restarts == 0
