@@ -27,7 +27,7 @@ from .errors import InvalidEvent
 from .events import Event, derived_tags, parse_event
 from .filters.acknowledgement import ack_duration
 from .filters.base import FilterInput, Verdict
-from .notification import Notification, NotificationType
+from .notification import Notification, NotificationType, notification_type_for
 from .store import checks as check_store
 from .store import decoded
 from .store import maintenance as maint
@@ -409,7 +409,7 @@ class Executive:
     def _notification(self, snap: CheckSnapshot, event: Event, now: int, counter: int,
                       tags: frozenset[str]) -> Notification:
         notified = max_notified_severity(snap.last_notifications)
-        kind = _notification_type(event)
+        kind = notification_type_for(event)
         if kind is NotificationType.TEST:
             severity = "critical"
         else:
@@ -439,13 +439,3 @@ def _counter_fields(event: Event) -> tuple[str, ...]:
     if event.is_failure:
         return ("all", "failure")
     return ("all", "invalid")
-
-
-def _notification_type(event: Event) -> NotificationType:
-    if event.is_test:
-        return NotificationType.TEST
-    if event.is_acknowledgement:
-        return NotificationType.ACKNOWLEDGEMENT
-    if event.is_ok:
-        return NotificationType.RECOVERY
-    return NotificationType.PROBLEM

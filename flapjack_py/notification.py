@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
+from .events import Event
 
-class NotificationType(str, Enum):
+
+class NotificationType(StrEnum):
     """What a notification announces."""
 
     PROBLEM = "problem"
@@ -52,3 +54,14 @@ class Notification:
     def is_problem(self) -> bool:
         """True for problem notifications (the only ones added to rollup sets)."""
         return self.type is NotificationType.PROBLEM
+
+
+def notification_type_for(event: Event) -> NotificationType:
+    """The notification an event that passed the filters generates (engine.md 4.1)."""
+    if event.is_test:
+        return NotificationType.TEST
+    if event.is_acknowledgement:
+        return NotificationType.ACKNOWLEDGEMENT
+    if event.is_ok:
+        return NotificationType.RECOVERY
+    return NotificationType.PROBLEM

@@ -147,7 +147,10 @@ def test_get_paginated(client: FlaskClient) -> None:
     assert body["meta"] == {"pagination": {"page": 2, "per_page": 2, "total_pages": 3, "total_count": 5}}
     assert 'rel="next"' in response.headers["Link"] and 'rel="prev"' in response.headers["Link"]
     assert "meta" not in body_of(client.get("/api/contacts"))
-    assert body_of(client.get("/api/contacts?page=x"))["meta"]["pagination"]["per_page"] == 50
+    assert body_of(client.get("/api/contacts?page=3"))["meta"]["pagination"]["per_page"] == 50
+    assert errors(client.get("/api/contacts?page=x"), 400) == ["page must be a positive integer"]
+    assert errors(client.get("/api/contacts?page=1&per_page=1001"), 400) == [
+        "per_page must be an integer from 1 to 1000"]
 
 
 # --- PATCH ---------------------------------------------------------------------------

@@ -203,9 +203,7 @@ CONTACT = {"type": "object", "required": ["id", "first_name", "last_name", "emai
                           "links": {"type": "object", "required": ["entities", "media", "notification_rules"],
                                     "properties": {"entities": STR_LIST, "media": STR_LIST,
                                                    "notification_rules": STR_LIST}}}}
-MEDIUM_IN = {"type": ["object", "string", "null"],
-             "properties": {"address": {"type": "string"}, "interval": {"type": ["integer", "null"]},
-                            "rollup_threshold": {"type": ["integer", "null"]}}}
+MEDIUM_IN = {"type": ["object", "string", "null"], "description": "address, or {address, interval, rollup_threshold}"}
 CONTACT_IN = {"type": "object", "properties": {
     "id": {"type": ["string", "number"], "minLength": 1}, "first_name": {"type": "string"},
     "last_name": {"type": "string"}, "email": {"type": "string"}, "timezone": NULL_STR,

@@ -118,7 +118,7 @@ def check_medium_item(contact_id: str, item: Any) -> None:
     """422 unless `item` is a medium object with a conformant id (if any), known type, address and integers."""
     if not isinstance(item, dict):
         raise ApiError(422, NO_MEDIA)
-    if item.get("id") is not None and item["id"] not in {f"{contact_id}_{name}" for name in ALL_MEDIA}:
+    if item.get("id") is not None and item["id"] not in [f"{contact_id}_{name}" for name in ALL_MEDIA]:
         raise ApiError(422, "Media creation cannot include non-conformant IDs")
     kind = item.get("type")
     if not isinstance(kind, str) or kind not in ALL_MEDIA:
