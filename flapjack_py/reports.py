@@ -11,16 +11,27 @@ from typing import Any, Protocol
 
 
 class Change(Protocol):
-    ts: int
-    state: str | None
-    summary: str | None
-    details: str | None
+    """A state change (flapjack_py.store.history.StateChange)."""
+
+    @property
+    def ts(self) -> int: ...
+    @property
+    def state(self) -> str | None: ...
+    @property
+    def summary(self) -> str | None: ...
+    @property
+    def details(self) -> str | None: ...
 
 
 class Period(Protocol):
-    start: int
-    duration: int
-    summary: str
+    """A maintenance window (flapjack_py.store.maintenance.Window)."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def duration(self) -> int: ...
+    @property
+    def summary(self) -> str: ...
 
 
 def outages(changes: Sequence[Change], start: int | None, end: int | None) -> list[dict[str, Any]]:

@@ -1,10 +1,19 @@
-"""`flapjack web`: serve the app with waitress (a production WSGI server)."""
+"""`flapjack web`: serve the app with waitress (a production WSGI server).
+
+SIGTERM and SIGINT stop it cleanly: waitress closes its sockets and an embedded
+Redis this process started is stopped.
+"""
 
 from __future__ import annotations
 
 import logging
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
-from waitress import serve as waitress_serve
+import redis
+from waitress.server import BaseWSGIServer, MultiSocketServer, create_server  # type: ignore[import-untyped]
 
 from flapjack_py.config import Config
 from flapjack_py.connection import open_redis
@@ -15,14 +24,43 @@ log = logging.getLogger(__name__)
 
 
 def serve(config: Config, bind: str | None = None, port: int | None = None) -> None:
-    """Serve /api and / until interrupted; starts the embedded Redis when no redis.url is set."""
+    """Serve /api and / until SIGTERM/SIGINT; starts the embedded Redis when no redis.url is set.
+
+    `bind`/`port` override `web.bind`/`web.port`; port 0 picks a free port (logged).
+    """
     client, embedded = open_redis(config)
-    app = create_app(redis=client, config=config)
-    host, port = bind or config.web.bind, port or config.web.port
-    log.info("web app listening on http://%s:%s (API under /api)", host, port)
     try:
-        waitress_serve(app, host=host, port=port, threads=config.web.threads,
-                       ident="flapjack-py")
+        server = make_server(config, client, bind, port)
+        log.info("web app listening on http://%s:%s (API under /api, %d threads)", server.effective_host,
+                 server.effective_port, config.web.threads)
+        with _stop_on_sigterm():
+            server.run()
+        log.info("web app stopped")
     finally:
         if embedded:
             embedded.stop()
+
+
+def make_server(config: Config, client: redis.Redis, bind: str | None = None,
+                port: int | None = None) -> BaseWSGIServer | MultiSocketServer:
+    """A bound (not yet running) waitress server for the app over `client`."""
+    app = create_app(redis=client, config=config)
+    host = bind or config.web.bind
+    listen_port = config.web.port if port is None else port
+    return create_server(app, host=host, port=listen_port, threads=config.web.threads, ident="flapjack-py",
+                         clear_untrusted_proxy_headers=True)
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit, which waitress's loop treats as a clean stop."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        log.info("web app: signal %d, stopping", signum)
+        raise SystemExit(0)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

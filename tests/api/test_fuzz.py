@@ -1,28 +1,19 @@
-"""Fuzz the JSON API against its own OpenAPI document (issue 4, item 5).
+"""Fuzz the whole API from its OpenAPI document (schemathesis): no 5xx, responses conform to the document.
 
-schemathesis generates requests for every operation in /api/openapi.json, both
-valid (positive) and malformed (negative) ones, and sends them to the WSGI app
-over the real Redis server, seeded with a contact, an entity and checks made by
-real events. Every response must not be a 5xx and must conform to the document:
-documented status code, documented content type, body matching the schema.
-
-Bounded: a few examples per operation and mode, no deadline, no shrinking, a
-fixed seed; the whole module runs in well under a minute.
+Bounded: a few examples per operation, no deadline, over the real Redis server
+(flushed between operations). Some data exists first so lookups can succeed.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 import redis
 import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, settings
-from schemathesis import GenerationMode
-from schemathesis.checks import (
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
     content_type_conformance,
-    not_a_server_error,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -31,53 +22,28 @@ from flapjack_py.executive import Executive
 from flapjack_py.store.events import push_event
 from web import create_app
 
-MAX_EXAMPLES = 12
+pytestmark = [pytest.mark.real, pytest.mark.slow]
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-SEED_EVENTS: list[dict[str, Any]] = [
-    {"type": "service", "entity": "www.example.com", "check": "SSH", "state": "ok", "summary": "fine"},
-    {"type": "service", "entity": "www.example.com", "check": "SSH", "state": "critical", "summary": "refused"},
-    {"type": "service", "entity": "db.example.com", "check": "Disk / Usage", "state": "warning"},
-]
-
-
-def _seed(app: Flask, client: redis.Redis) -> None:
-    """Real events through the executive, then a contact with a medium and an entity through the API."""
-    for event in SEED_EVENTS:
-        push_event(client, event)
-    Executive(client, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
-    http = app.test_client()
-    jsonapi = "application/vnd.api+json"
-    http.post("/api/contacts", json={"contacts": [{"id": "21", "first_name": "Ada", "last_name": "L"}]},
-              content_type=jsonapi)
-    http.post("/api/contacts/21/media", json={"media": [{"type": "email", "address": "ada@example.com"}]},
-              content_type=jsonapi)
-    http.post("/api/entities", json={"entities": [{"id": "1234", "name": "api.example.com", "contacts": ["21"]}]},
-              content_type=jsonapi)
 
 
 @pytest.fixture
 def fuzz_app(real_r: redis.Redis) -> Flask:
-    """The app over the real (flushed) Redis server, with some data to find."""
-    app = create_app(redis=real_r)
-    _seed(app, real_r)
-    return app
+    for check, state in (("PING", "ok"), ("SSH", "critical")):
+        push_event(real_r, {"type": "service", "entity": "www.example.com", "check": check, "state": state})
+    Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
+    return create_app(redis=real_r)
 
 
 @pytest.fixture
-def api_schema(fuzz_app: Flask) -> Any:
-    """The app's own OpenAPI document, loaded over WSGI, generating valid and malformed input."""
-    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_app)
-    schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
-                                    max_examples=MAX_EXAMPLES, deterministic=True, no_shrink=True)
-    return schema
+def web_schema(fuzz_app: Flask) -> schemathesis.schemas.BaseSchema:
+    return schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_app)
 
 
-schema = schemathesis.pytest.from_fixture("api_schema")
+schema = schemathesis.pytest.from_fixture("web_schema")
 
 
 @schema.parametrize()
-@settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
-def test_api_conforms_and_never_fails(case: Any) -> None:
-    """No 5xx, and the status, content type and body the document promises."""
+@settings(max_examples=5, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck), database=None)
+def test_api_conforms(case: schemathesis.Case) -> None:
     case.call_and_validate(checks=CHECKS)

@@ -31,11 +31,17 @@ PATCH_TYPE = "application/json-patch+json"
 OPEN_PATHS = ("/api/openapi.json",)
 
 
-@bp.before_request
-def check_request() -> None:
-    """Authentication (when tokens are configured), then the content type of POST and PATCH bodies."""
+@bp.before_app_request
+def check_request() -> Response | None:
+    """Authentication (when tokens are configured), then the content type of POST and PATCH bodies.
+
+    Runs for every /api path, routable or not (an unknown path without a token is 401, not 404).
+    OPTIONS is answered here (204, no body) for every path, before Flask's automatic 200.
+    """
+    if request.path != "/api" and not request.path.startswith("/api/"):
+        return None
     if request.method == "OPTIONS":
-        return
+        return no_content()
     if request.path not in OPEN_PATHS:
         _authenticate()
     if request.method == "POST" and (request.get_data(cache=True) or request.query_string):
@@ -43,6 +49,7 @@ def check_request() -> None:
             raise ApiError(415, "Unsupported Content-Type")
     if request.method == "PATCH" and request.mimetype != PATCH_TYPE:
         raise ApiError(415, "Unsupported Content-Type")
+    return None
 
 
 def _authenticate() -> None:

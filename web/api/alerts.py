@@ -43,9 +43,9 @@ def get_alerts() -> Response:
     return paging.listing("alerts", found, lambda page: [present(a) for a in page])
 
 
-ALERT = {"type": "object", "required": list(FIELDS), "properties": {
+ALERT: dict[str, Any] = {"type": "object", "required": list(FIELDS), "properties": {
     **{f: {"type": "string"} for f in FIELDS}, "timestamp": {"type": ["integer", "null"]}}}
-ALERT_LIST = {"type": "object", "required": ["alerts"], "properties": {
+ALERT_LIST: dict[str, Any] = {"type": "object", "required": ["alerts"], "properties": {
     "alerts": {"type": "array", "items": ALERT}, "meta": paging.META}}
 
 PATHS: dict[str, Any] = {

@@ -14,8 +14,17 @@ from flapjack_py.store import history
 
 from ..errors import ApiError
 from . import bp, paging
-from .common import (created, ctx, id_list, json_body, no_content, not_found_list, patch_ops, split_check_id,
-                     wrapped_list)
+from .common import (
+    created,
+    ctx,
+    id_list,
+    json_body,
+    no_content,
+    not_found_list,
+    patch_ops,
+    split_check_id,
+    wrapped_list,
+)
 from .entities import tag_list
 from .schemas import LOCATION, NO_CONTENT, STR_LIST, ids_param, ok, operation, patch_body, wrapper
 
@@ -99,7 +108,7 @@ def patch_checks(ids: str) -> Response:
             elif op.op == "add" and op.field == "tags":
                 history.add_check_tags(client, entity, check, tag_list(op.value))
             elif op.op == "remove" and op.field == "tags":
-                history.remove_check_tags(client, entity, check, [op.member])
+                history.remove_check_tags(client, entity, check, [op.member or ""])
     return no_content()
 
 

@@ -5,33 +5,38 @@ Routes are added to web.api.bp; OpenAPI path items go in PATHS.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import redis
 from flask import Response, request
 
-from flapjack_py import keys
 from flapjack_py.errors import AlreadyExists
 from flapjack_py.rules import ALL_MEDIA
-from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import history
 from flapjack_py.store.contacts import Contact
 
 from ..errors import ApiError
-from . import bp
-from .common import PatchOp, answer, contact_lock, created, ctx, id_list, json_body, no_content, parse_time, \
-    patch_ops, wrapped_list
+from . import alerts, bp
+from .common import (
+    PatchOp,
+    contact_lock,
+    created,
+    ctx,
+    id_list,
+    json_body,
+    no_content,
+    parse_time,
+    patch_ops,
+    wrapped_list,
+)
 from .paging import META, PARAMETERS, listing
 from .schemas import LOCATION, NO_CONTENT, NULL_STR, STR_LIST, ids_param, ok, operation, patch_body, query, wrapper
 
 NO_CONTACTS = "No valid contacts were submitted"
 NAME_FIELDS = ("first_name", "last_name", "email")
-ALERT_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup", "state", "subject",
-                "body")
-DEFAULT_ALERT_LIMIT = 100
-MAX_ALERT_LIMIT = 1000
 
 
 @bp.route("/contacts", methods=["GET"])
@@ -90,15 +95,15 @@ def delete_contacts(ids: str) -> Response:
 
 @bp.route("/contacts/<contact_id>/alerts", methods=["GET"])
 def get_contact_alerts(contact_id: str) -> Response:
-    """The contact's alert history, newest first ([addition]; filters: media, type, start/end time, limit)."""
+    """The contact's alert history, newest first ([addition]; as GET /alerts?contact_id=)."""
     client = ctx().client
     if not store.contact_exists(client, contact_id):
         raise ApiError(404, f"could not find contact '{contact_id}'")
     args = request.args
-    index = keys.alerts_by_contact(contact_id, args.get("media") or None)
-    start, end = parse_time(args.get("start_time")), parse_time(args.get("end_time"))
-    found = contact_alerts(client, index, start, end, alert_limit(args.get("limit")), args.get("type") or None)
-    return answer({"alerts": found})
+    found = history.find_alerts(client, contact=contact_id, media=args.get("media") or None,
+                                alert_type=args.get("type") or None, start=parse_time(args.get("start_time")),
+                                end=parse_time(args.get("end_time")), limit=alerts.limit_arg())
+    return listing("alerts", found, lambda page: [alerts.present(a) for a in page])
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -147,7 +152,7 @@ def apply_contact_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
     if op.op == "replace" and op.field in NAME_FIELDS and (value is None or isinstance(value, str)):
         if value is None and op.field == "first_name":
             value = ""  # [py] a contact without first_name would vanish
-        store.update_contact(client, contact_id, **{op.field: value})
+        store.update_contact(client, contact_id, **cast(dict[str, Any], {op.field: value}))
     elif op.op == "replace" and op.field == "timezone" and (value is None or isinstance(value, str)):
         store.set_timezone(client, contact_id, value)
     elif op.field == "entities" and op.op == "add" and isinstance(value, str):
@@ -163,38 +168,6 @@ def apply_contact_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
             store.delete_rule(client, op.member)
 
 
-def alert_limit(value: str | None) -> int:
-    """The `limit` parameter: default 100, at most 1000."""
-    try:
-        limit = int(value or DEFAULT_ALERT_LIMIT)
-    except ValueError:
-        return DEFAULT_ALERT_LIMIT
-    return min(limit, MAX_ALERT_LIMIT) if limit >= 1 else DEFAULT_ALERT_LIMIT
-
-
-def contact_alerts(client: redis.Redis, index: str, start: int | None, end: int | None, limit: int,
-                   type_: str | None) -> list[dict[str, Any]]:
-    """Up to `limit` alerts of an index (newest first, within [start, end], of one type if given)."""
-    found: list[dict[str, Any]] = []
-    offset = 0
-    while len(found) < limit:
-        batch = alert_store.alert_ids(client, index, "-inf" if start is None else start,
-                                      "+inf" if end is None else end, offset, limit)
-        offset += len(batch)
-        records = [alert_store.load_alert(client, alert_id) for alert_id in batch]
-        found += [alert_json(r) for r in records if r is not None and (type_ is None or r.get("type") == type_)]
-        if len(batch) < limit:
-            break
-    return found[:limit]
-
-
-def alert_json(record: Mapping[str, str]) -> dict[str, Any]:
-    """An alert record as the API shows it (timestamp an integer)."""
-    alert: dict[str, Any] = {name: record.get(name, "") for name in ALERT_FIELDS}
-    alert["timestamp"] = store.to_int(alert["timestamp"]) or 0
-    return alert
-
-
 # --- OpenAPI -----------------------------------------------------------------------
 
 CONTACT = {"type": "object", "required": ["id", "first_name", "last_name", "email", "timezone", "links"],
@@ -208,8 +181,6 @@ CONTACT_IN = {"type": "object", "properties": {
     "id": {"type": ["string", "number"], "minLength": 1}, "first_name": {"type": "string"},
     "last_name": {"type": "string"}, "email": {"type": "string"}, "timezone": NULL_STR,
     "media": {"type": "object", "propertyNames": {"enum": list(ALL_MEDIA)}, "additionalProperties": MEDIUM_IN}}}
-ALERT = {"type": "object", "required": list(ALERT_FIELDS),
-         "properties": {**{name: {"type": "string"} for name in ALERT_FIELDS}, "timestamp": {"type": "integer"}}}
 LIST = {"type": "object", "required": ["contacts"], "properties": {"contacts": {"type": "array", "items": CONTACT},
                                                                     "meta": META}}
 PATCH_TYPES = ("application/json-patch+json",)
@@ -228,13 +199,11 @@ PATHS: dict[str, Any] = {
         "delete": operation("Delete contacts", NO_CONTENT, ("404", "423"), params=[ids_param()], tag="contacts"),
     },
     "/contacts/{contact_id}/alerts": {
-        "get": operation("A contact's alert history, newest first", ok({
-            "type": "object", "required": ["alerts"], "properties": {"alerts": {"type": "array", "items": ALERT}}}),
-            ("404",), params=[ids_param("contact id") | {"name": "contact_id"}, query("media", "medium name"),
-                              query("type", "alert type"), query("start_time", "ISO 8601"),
-                              query("end_time", "ISO 8601"),
-                              query("limit", "at most this many (default 100, max 1000)",
-                                    {"type": "integer", "minimum": 1, "maximum": MAX_ALERT_LIMIT})],
-            tag="contacts"),
+        "get": operation("A contact's alert history, newest first", ok(alerts.ALERT_LIST), ("400", "404"),
+                         params=[ids_param("contact id") | {"name": "contact_id"}, query("media", "medium name"),
+                                 query("type", "problem, recovery, acknowledgement or test"),
+                                 query("start_time", "ISO 8601"), query("end_time", "ISO 8601"),
+                                 query("limit", "at most this many (default 100)", {"type": "integer", "minimum": 1}),
+                                 *PARAMETERS], tag="contacts"),
     },
 }

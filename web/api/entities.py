@@ -97,11 +97,11 @@ def patch_entities(ids: str) -> Response:
             elif op.field == "contacts" and op.op == "add":
                 store.add_entity_contacts(client, eid, tag_list(op.value))
             elif op.field == "contacts" and op.op == "remove":
-                store.remove_entity_contacts(client, eid, [op.member])
+                store.remove_entity_contacts(client, eid, [op.member or ""])
             elif op.field == "tags" and op.op == "add":
                 store.add_entity_tags(client, eid, tag_list(op.value))
             elif op.field == "tags" and op.op == "remove":
-                store.remove_entity_tags(client, eid, [op.member])
+                store.remove_entity_tags(client, eid, [op.member or ""])
     return no_content()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import redis
 from flask import Response
@@ -159,7 +159,7 @@ def apply_medium_op(client: redis.Redis, medium: Medium, op: PatchOp) -> None:
         store.update_medium(client, medium.contact_id, medium.type, address=str(op.value))
     elif op.field in ("interval", "rollup_threshold") and is_count(op.value):
         value = None if op.value is None else store.to_int(op.value)
-        store.update_medium(client, medium.contact_id, medium.type, **{op.field: value})
+        store.update_medium(client, medium.contact_id, medium.type, **cast(dict[str, Any], {op.field: value}))
 
 
 # --- OpenAPI -----------------------------------------------------------------------

@@ -6,7 +6,7 @@ Routes are added to web.api.bp; OpenAPI path items go in PATHS.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import redis
 from flask import Response
@@ -107,7 +107,7 @@ def text(value: Any) -> str:
 def apply_credentials_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
     """One `replace` of a credential field; other operations and invalid values are ignored."""
     if op.op == "replace" and op.field in FIELDS and is_value(op.value):
-        store.update_pagerduty_credentials(client, contact_id, **{op.field: text(op.value)})
+        store.update_pagerduty_credentials(client, contact_id, **cast(dict[str, Any], {op.field: text(op.value)}))
 
 
 # --- OpenAPI -----------------------------------------------------------------------

@@ -13,8 +13,14 @@ import redis
 from flask import Response
 
 from flapjack_py.errors import AlreadyExists
-from flapjack_py.rules import BOOLEAN_FIELDS, LIST_FIELDS, NotificationRule, rule_from_fields, update_rule_fields, \
-    validate_rule_fields
+from flapjack_py.rules import (
+    BOOLEAN_FIELDS,
+    LIST_FIELDS,
+    NotificationRule,
+    rule_from_fields,
+    update_rule_fields,
+    validate_rule_fields,
+)
 from flapjack_py.store import contacts as store
 
 from ..errors import ApiError
