@@ -138,6 +138,6 @@ class EmbeddedRedis:
                         return
                 except (redis.ConnectionError, FileNotFoundError):
                     time.sleep(0.02)
-            raise EmbeddedRedisError("embedded Redis did not answer within %ss" % STARTUP_TIMEOUT)
+            raise EmbeddedRedisError(f"embedded Redis did not answer within {STARTUP_TIMEOUT}s")
         finally:
             client.close()

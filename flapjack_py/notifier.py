@@ -23,6 +23,8 @@ from .rules import NotificationRule, select_media
 from .store import contacts as contact_store
 from .store import entities as entity_store
 from .store import rollup as rollup_store
+from .store import rules as rule_store
+from .store.client import str_client
 from .store.contacts import Contact, ContactDetails, Medium
 from .store.rollup import AlertingSet, CheckFacts
 from .time_restrictions import load_zone
@@ -59,7 +61,7 @@ def notify(connection: redis.Redis, notification: Notification, now: int, config
     write (automatic general rules, drop keys, alerting sets, alert records, rq
     jobs) is queued on `pipe`, a transactional pipeline already in MULTI mode.
     """
-    client = contact_store.str_client(connection)
+    client = str_client(connection)
     contacts = _contacts_of(client, notification)
     if not contacts:
         write_notify_log(config, notification.event_id, notification.type.value, "NO CONTACTS")
@@ -105,9 +107,9 @@ def _targets(client: redis.Redis, contacts: Sequence[ContactDetails], notificati
 def _rules_by_contact(client: redis.Redis, contacts: Sequence[ContactDetails],
                       pipe: redis.client.Pipeline) -> dict[str, list[NotificationRule]]:
     """Every contact's rules in one round trip; automatic general rules are written to `pipe`."""
-    loaded = {rule.id: rule for rule in contact_store.load_rules_by_id(
+    loaded = {rule.id: rule for rule in rule_store.load_rules_by_id(
         client, [rid for details in contacts for rid in details.rule_ids])}
-    return {d.contact.id: contact_store.ensure_general_rule(
+    return {d.contact.id: rule_store.ensure_general_rule(
         client, d.contact.id, [loaded[rid] for rid in d.rule_ids if rid in loaded], pipe=pipe) for d in contacts}
 
 

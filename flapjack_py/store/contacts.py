@@ -1,5 +1,5 @@
 """Contacts in Redis: contact hash, media (address/interval/rollup threshold), time zone, PagerDuty
-credentials, contact tags and notification rules (seed 004 "Contacts", "Notification Rules").
+credentials and contact tags (seed 004 "Contacts"); their rules live in store/rules.py.
 
 Used by the notifier and the JSON API. Every function takes a client (bytes or
 str replies; reads are decoded here) and writes take an optional pipeline:
@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +20,10 @@ import redis
 
 from .. import keys
 from ..errors import AlreadyExists, NotFound, ValidationError
-from ..rules import NotificationRule, general_rule, rule_from_hash, rule_to_hash
+from ..rules import general_rule
 from ..time_restrictions import is_valid_zone
-from . import decoded
+from .client import str_client, to_int, writing
+from .rules import save_rule
 
 log = logging.getLogger(__name__)
 
@@ -86,48 +85,6 @@ class ContactDetails:
     contact: Contact
     media: dict[str, Medium] = field(default_factory=dict)  # hash order of contact_media:ID
     rule_ids: tuple[str, ...] = ()
-
-
-# --- client helpers ------------------------------------------------------
-
-_decoded: weakref.WeakKeyDictionary[redis.Redis, redis.Redis] = weakref.WeakKeyDictionary()
-
-
-def str_client(client: redis.Redis) -> redis.Redis:
-    """A str-replying client for `client` (cached per client)."""
-    if client.connection_pool.connection_kwargs.get("decode_responses"):
-        return client
-    found = _decoded.get(client)
-    if found is None:
-        found = _decoded[client] = decoded(client)
-    return found
-
-
-@contextmanager
-def writing(client: redis.Redis, pipe: redis.client.Pipeline | None) -> Iterator[Any]:
-    """Yield `pipe`, or a fresh MULTI pipeline executed on exit."""
-    if pipe is not None:
-        yield pipe
-        return
-    own = client.pipeline(transaction=True)
-    yield own
-    own.execute()
-
-
-def to_int(value: Any) -> int | None:
-    """Leading-digits integer of a stored value ("300" -> 300, "12x" -> 12); None when there is none."""
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    text = str(value).strip()
-    sign, digits = (-1, text[1:]) if text.startswith("-") else (1, text)
-    prefix = ""
-    for char in digits:
-        if not char.isdigit():
-            break
-        prefix += char
-    return sign * int(prefix) if prefix else None
 
 
 # --- contacts ------------------------------------------------------------
@@ -398,97 +355,6 @@ def contact_tags(client: redis.Redis, contact_id: str) -> list[str]:
     prefix = keys.contact_tag("")
     return sorted(k[len(prefix):] for k in c.scan_iter(match=keys.contact_tag("*"), count=1000)
                   if c.sismember(k, contact_id))
-
-
-# --- notification rules --------------------------------------------------
-
-
-def rule_ids(client: redis.Redis, contact_id: str) -> list[str]:
-    """Sorted ids of a contact's notification rules."""
-    return sorted(str_client(client).smembers(keys.contact_notification_rules(contact_id)))
-
-
-def load_rule(client: redis.Redis, rule_id: str) -> NotificationRule | None:
-    """A rule by id, or None."""
-    data = str_client(client).hgetall(keys.notification_rule(rule_id))
-    return rule_from_hash(rule_id, data) if data else None
-
-
-def load_rules_by_id(client: redis.Redis, ids: Sequence[str]) -> list[NotificationRule]:
-    """The existing rules among `ids`, in that order, in one round trip."""
-    p = str_client(client).pipeline(transaction=False)
-    for rule_id in ids:
-        p.hgetall(keys.notification_rule(rule_id))
-    return [rule_from_hash(rid, data) for rid, data in zip(ids, p.execute(), strict=True) if data]
-
-
-def load_rules(client: redis.Redis, contact_id: str, *, ensure_general: bool = True,
-               pipe: redis.client.Pipeline | None = None) -> list[NotificationRule]:
-    """A contact's rules; when `ensure_general` and none is general, the automatic general rule is created
-    (written to `pipe` if given) and returned first."""
-    rules = load_rules_by_id(client, rule_ids(client, contact_id))
-    if ensure_general:
-        rules = ensure_general_rule(client, contact_id, rules, pipe=pipe)
-    return rules
-
-
-def ensure_general_rule(client: redis.Redis, contact_id: str, rules: list[NotificationRule], *,
-                        pipe: redis.client.Pipeline | None = None) -> list[NotificationRule]:
-    """`rules`, with a new automatic general rule saved and put first when every rule is specific."""
-    if any(not rule.is_specific for rule in rules):
-        return rules
-    rule = general_rule(contact_id)
-    save_rule(client, rule, pipe=pipe)
-    log.info("contact %s: automatic general rule %s created", contact_id, rule.id)
-    return [rule, *rules]
-
-
-def all_rule_ids(client: redis.Redis) -> list[str]:
-    """Ids of every rule of every existing contact."""
-    c = str_client(client)
-    p = c.pipeline(transaction=False)
-    ids = all_contact_ids(client)
-    for cid in ids:
-        p.smembers(keys.contact_notification_rules(cid))
-    return [rid for members in p.execute() for rid in sorted(members) if rid]
-
-
-def save_rule(client: redis.Redis, rule: NotificationRule, *, pipe: redis.client.Pipeline | None = None) -> None:
-    """Write a rule's hash and add it to its contact's rule set."""
-    with writing(str_client(client), pipe) as p:
-        p.delete(keys.notification_rule(rule.id))
-        p.hset(keys.notification_rule(rule.id), mapping=rule_to_hash(rule))
-        p.sadd(keys.contact_notification_rules(rule.contact_id), rule.id)
-
-
-def create_rule(client: redis.Redis, rule: NotificationRule, *, pipe: redis.client.Pipeline | None = None) -> None:
-    """Save a new rule; raises NotFound for an unknown contact, AlreadyExists for a taken id."""
-    _require_contact(client, rule.contact_id)
-    if str_client(client).exists(keys.notification_rule(rule.id)):
-        raise AlreadyExists(f"a notification rule already exists with id '{rule.id}'")
-    save_rule(client, rule, pipe=pipe)
-
-
-def delete_rule(client: redis.Redis, rule_id: str, *, pipe: redis.client.Pipeline | None = None) -> None:
-    """Remove a rule from its owner's set and delete its hash; raises NotFound for an unknown rule."""
-    rule = load_rule(client, rule_id)
-    if rule is None:
-        raise NotFound(f"could not find notification rule '{rule_id}'")
-    with writing(str_client(client), pipe) as p:
-        p.srem(keys.contact_notification_rules(rule.contact_id), rule_id)
-        p.delete(keys.notification_rule(rule_id))
-
-
-def move_rule(client: redis.Redis, rule_id: str, contact_id: str, *,
-              pipe: redis.client.Pipeline | None = None) -> None:
-    """Give a rule to another contact (removed from its previous owner's set)."""
-    rule = load_rule(client, rule_id)
-    if rule is None:
-        raise NotFound(f"could not find notification rule '{rule_id}'")
-    with writing(str_client(client), pipe) as p:
-        p.srem(keys.contact_notification_rules(rule.contact_id), rule_id)
-        p.hset(keys.notification_rule(rule_id), "contact_id", contact_id)
-        p.sadd(keys.contact_notification_rules(contact_id), rule_id)
 
 
 # --- the notifier's batched read -----------------------------------------

@@ -18,7 +18,7 @@ import redis
 
 from .. import keys
 from ..errors import NotFound
-from .contacts import str_client, writing
+from .client import str_client, writing
 
 log = logging.getLogger(__name__)
 

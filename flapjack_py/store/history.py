@@ -14,7 +14,7 @@ import redis
 from .. import keys, reports
 from ..checks import to_int
 from .alerts import alert_ids, load_alert
-from .contacts import str_client
+from .client import str_client
 from .maintenance import SCHEDULED, UNSCHEDULED, in_force, list_windows
 
 STATUS_NOTIFICATIONS = ("problem", "recovery", "acknowledgement")

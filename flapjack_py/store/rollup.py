@@ -14,7 +14,7 @@ from typing import Any
 import redis
 
 from .. import keys, scripts
-from .contacts import str_client, to_int
+from .client import str_client, to_int
 
 log = logging.getLogger(__name__)
 

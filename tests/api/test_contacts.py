@@ -10,8 +10,8 @@ from flask.testing import FlaskClient
 
 from flapjack_py import keys
 from flapjack_py.store import alerts as alert_store
-from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import rules as rule_store
 from tests.api.helpers import JSONAPI, body_of, errors, patch, post
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -43,7 +43,7 @@ def test_post_creates_contacts_with_location_and_general_rule(client: FlaskClien
     assert ada == {"id": "21", "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com",
                    "timezone": "Europe/London", "links": {"entities": [], "media": []}}
     assert len(rule_ids) == 1
-    rule = contact_store.load_rule(real_r, rule_ids[0])
+    rule = rule_store.load_rule(real_r, rule_ids[0])
     assert rule is not None and not rule.is_specific and rule.contact_id == "21"
 
 

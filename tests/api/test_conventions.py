@@ -66,6 +66,7 @@ def test_options_is_204_with_cors_and_no_body(api: FlaskClient, path: str) -> No
     response = api.options(path)
     assert response.status_code == 204
     assert response.get_data() == b""
+    assert "Content-Type" not in response.headers
     for name, value in CORS.items():
         assert response.headers[name] == value
 
@@ -103,6 +104,35 @@ def test_not_routable(api: FlaskClient, method: str, path: str) -> None:
 
 def test_collection_get_ignores_a_trailing_slash(api: FlaskClient) -> None:
     assert api.get("/api/contacts/").get_json(force=True) == api.get("/api/contacts").get_json(force=True)
+
+
+# --- id lists (api-v1 1.1) -----------------------------------------------------------------------
+
+
+def test_id_lists_drop_empties_and_duplicates_in_request_order(api: FlaskClient) -> None:
+    api.post("/api/contacts", json={"contacts": [{"id": "22", "first_name": "Bob"}]})
+    found = api.get("/api/contacts/22,,21,22,").get_json(force=True)["contacts"]
+    assert [c["id"] for c in found] == ["22", "21"]
+
+
+def test_ids_are_percent_decoded_exactly_once(api: FlaskClient) -> None:
+    assert api.post("/api/contacts", json={"contacts": [{"id": "a%41 b", "first_name": "P"}]}).status_code == 201
+    found = api.get("/api/contacts/a%2541%20b").get_json(force=True)["contacts"]
+    assert [c["id"] for c in found] == ["a%41 b"]
+    assert errors(api.get("/api/contacts/aA%20b"), 404) == ["could not find contacts 'aA b'"]
+
+
+def test_check_ids_with_slashes_spaces_and_percent_signs(api: FlaskClient, real_r: redis.Redis) -> None:
+    from flapjack_py.executive import Executive
+    from flapjack_py.store.events import push_event
+
+    for check in ("Disk / Usage", "Load 100%AB"):
+        push_event(real_r, {"type": "service", "entity": "db.example.com", "check": check, "state": "ok"})
+    Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
+    for path in ("/api/checks/db.example.com:Disk%20%2F%20Usage,db.example.com:Load%20100%25AB",
+                 "/api/checks/db.example.com:Disk / Usage,db.example.com:Load 100%25AB"):
+        found = api.get(path).get_json(force=True)["checks"]
+        assert [(c["name"], c["enabled"]) for c in found] == [("Disk / Usage", True), ("Load 100%AB", True)]
 
 
 # --- content types ------------------------------------------------------------------------------
@@ -170,6 +200,7 @@ def test_unsupported_patch_operations_are_ignored(api: FlaskClient) -> None:
            {"op": "replace", "value": "no path"}, "not an object", 7]
     response = api.patch("/api/contacts/21", json=ops, content_type=PATCH_TYPE)
     assert response.status_code == 204 and response.get_data() == b""
+    assert "Content-Type" not in response.headers
     assert api.get("/api/contacts/21").get_json(force=True)["contacts"][0]["first_name"] == "Ada"
 
 

@@ -19,6 +19,8 @@ import redis
 import yaml
 
 from flapjack_py.config import load_config
+from flapjack_py.executive import Executive
+from flapjack_py.store.events import push_event
 from web.serve import make_server
 
 RUN_CLI = "from flapjack_py.cli import main; main()"
@@ -88,6 +90,16 @@ def test_flapjack_web_serves_the_api_with_waitress(web_process: tuple[str, subpr
     assert json.loads(body) == {"errors": ["authentication required"]}
     status, _, body = fetch(base + "/api/openapi.json")
     assert status == 200 and json.loads(body)["openapi"].startswith("3.")
+
+
+def test_encoded_check_ids_route_over_real_http(web_process: tuple[str, subprocess.Popen[bytes]],
+                                                real_r: redis.Redis) -> None:
+    base, _ = web_process
+    push_event(real_r, {"type": "service", "entity": "db.example.com", "check": "Disk / 100%", "state": "ok"})
+    Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
+    status, _, body = fetch(base + "/api/checks/db.example.com:Disk%20%2F%20100%25", {"Authorization": "Bearer tok-1"})
+    assert status == 200
+    assert [(c["name"], c["enabled"]) for c in json.loads(body)["checks"]] == [("Disk / 100%", True)]
 
 
 def test_sigterm_stops_it_cleanly(web_process: tuple[str, subprocess.Popen[bytes]]) -> None:

@@ -15,6 +15,7 @@ import redis
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import rules as rule_store
 
 ENTITY = "foo"
 CHECK = "PING"
@@ -56,8 +57,8 @@ class World:
         contact_store.create_contact(self.r, {"id": cid, "first_name": cid.title(), "last_name": "Test",
                                               "timezone": timezone, "media": media})
         if rules is not None:
-            for rule_id in contact_store.rule_ids(self.r, cid):
-                contact_store.delete_rule(self.r, rule_id)
+            for rule_id in rule_store.rule_ids(self.r, cid):
+                rule_store.delete_rule(self.r, rule_id)
             for i, fields in enumerate(rules):
                 self.raw_rule(cid, f"{cid}-rule-{i}", fields)
         for name in entities:

@@ -8,6 +8,7 @@ import redis
 from flapjack_py.errors import AlreadyExists, NotFound
 from flapjack_py.rules import ALL_MEDIA, NotificationRule
 from flapjack_py.store import contacts as cs
+from flapjack_py.store import rules as rule_store
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def test_create_stores_seed_layout_and_a_general_rule(r: redis.Redis, ada: str) 
     assert r.hgetall("contact_media_rollup_thresholds:21") == {b"email": b"3"}
     assert r.get("contact_tz:21") == b"Europe/London"
     assert r.hgetall("contact_pagerduty:21") == {b"subdomain": b"s", b"token": b"", b"username": b"", b"password": b""}
-    (rule,) = cs.load_rules(r, "21")
+    (rule,) = rule_store.load_rules(r, "21")
     assert rule.critical_media == list(ALL_MEDIA) and rule.unknown_media is None
     assert r.hget(f"notification_rule:{rule.id}", "unknown_blackhole") == b"false"
 
@@ -68,20 +69,20 @@ def test_pagerduty_credentials_crud(r: redis.Redis, ada: str) -> None:
 
 
 def test_rules_crud_and_automatic_general_rule(r: redis.Redis, ada: str) -> None:
-    (general,) = cs.load_rules(r, "21")
+    (general,) = rule_store.load_rules(r, "21")
     specific = NotificationRule(id="spec", contact_id="21", entities=["foo"], critical_media=["sms"])
-    cs.create_rule(r, specific)
+    rule_store.create_rule(r, specific)
     with pytest.raises(AlreadyExists):
-        cs.create_rule(r, specific)
-    cs.delete_rule(r, general.id)
-    rules = cs.load_rules(r, "21")  # all specific again: a new general rule is created first
+        rule_store.create_rule(r, specific)
+    rule_store.delete_rule(r, general.id)
+    rules = rule_store.load_rules(r, "21")  # all specific again: a new general rule is created first
     assert [rule.is_specific for rule in rules] == [False, True]
-    assert len(cs.rule_ids(r, "21")) == 2
+    assert len(rule_store.rule_ids(r, "21")) == 2
     cs.create_contact(r, {"id": "22", "first_name": "Bob"})
-    cs.move_rule(r, "spec", "22")
-    assert "spec" in cs.rule_ids(r, "22") and "spec" not in cs.rule_ids(r, "21")
-    assert cs.load_rule(r, "spec").contact_id == "22"
-    assert len(cs.all_rule_ids(r)) == 3  # 21: new general; 22: its general + spec
+    rule_store.move_rule(r, "spec", "22")
+    assert "spec" in rule_store.rule_ids(r, "22") and "spec" not in rule_store.rule_ids(r, "21")
+    assert rule_store.load_rule(r, "spec").contact_id == "22"
+    assert len(rule_store.all_rule_ids(r)) == 3  # 21: new general; 22: its general + spec
 
 
 def test_delete_contact_removes_everything(r: redis.Redis, ada: str) -> None:

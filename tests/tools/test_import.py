@@ -7,6 +7,7 @@ import json
 from flapjack_py import keys
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import rules as rule_store
 
 CONTACTS = [
     {"id": "21", "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com", "timezone": "Europe/London",
@@ -33,7 +34,7 @@ def test_import_contacts_then_entities(flapjack, real_r, tmp_path):
     assert (contact.first_name, contact.last_name, contact.email) == ("Ada", "Lovelace", "ada@example.com")
     assert real_r.hget(keys.contact_media("21"), "email") == b"ada@example.com"
     assert real_r.hget(keys.contact_media_intervals("21"), "email") == b"600"
-    assert contact_store.rule_ids(real_r, "21")  # the automatic general rule
+    assert rule_store.rule_ids(real_r, "21")  # the automatic general rule
 
     result = flapjack("import", "entities", "-f", write(tmp_path, "entities.json", ENTITIES))
     assert result.exit_code == 0, result.output

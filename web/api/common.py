@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import redis
 from flask import Response, current_app, json, request
@@ -38,8 +38,12 @@ def ctx() -> Any:
 
 
 def id_list(raw: str) -> list[str]:
-    """Split a path's comma-separated ids: percent-decoded, empties dropped, duplicates removed (first kept)."""
-    return list(dict.fromkeys(i for i in unquote(raw).split(",") if i))
+    """Split a path's comma-separated ids: empties dropped, duplicates removed (first kept).
+
+    The WSGI server has already percent-decoded the path once; decoding again would turn an id
+    containing `%` (a contact `a%41`, a check `Load 100%AB`) into a different id.
+    """
+    return list(dict.fromkeys(i for i in raw.split(",") if i))
 
 
 def split_check_id(check_id: str, status: int = 400) -> tuple[str, str]:
@@ -128,8 +132,10 @@ def created(collection: str, ids: Sequence[str], data: Any) -> Response:
 
 
 def no_content() -> Response:
-    """204 with an empty body."""
-    return Response(status=204)
+    """204 with an empty body and no Content-Type (there is no body to describe)."""
+    response = Response(status=204)
+    del response.headers["Content-Type"]
+    return response
 
 
 def location(collection: str, ids: Sequence[str]) -> str:

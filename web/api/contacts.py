@@ -16,6 +16,7 @@ from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import history
+from flapjack_py.store import rules as rule_store
 from flapjack_py.store.contacts import Contact
 
 from ..errors import ApiError
@@ -161,11 +162,11 @@ def apply_contact_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
     elif op.field == "entities" and op.op == "remove" and op.member:
         entity_store.remove_entity_contacts(client, op.member, [contact_id])
     elif op.field == "notification_rules" and op.op == "add" and isinstance(value, str):
-        if store.load_rule(client, value) is not None:
-            store.move_rule(client, value, contact_id)
+        if rule_store.load_rule(client, value) is not None:
+            rule_store.move_rule(client, value, contact_id)
     elif op.field == "notification_rules" and op.op == "remove" and op.member:
-        if store.load_rule(client, op.member) is not None:
-            store.delete_rule(client, op.member)
+        if rule_store.load_rule(client, op.member) is not None:
+            rule_store.delete_rule(client, op.member)
 
 
 # --- OpenAPI -----------------------------------------------------------------------

@@ -22,6 +22,7 @@ from flapjack_py.rules import (
     validate_rule_fields,
 )
 from flapjack_py.store import contacts as store
+from flapjack_py.store import rules as rule_store
 
 from ..errors import ApiError
 from . import bp
@@ -60,10 +61,10 @@ def get_notification_rules(ids: str | None = None) -> Response:
     """Every rule of every contact, or the listed ones in request order (404 when none is found)."""
     client = ctx().client
     if ids is None:
-        rules = store.load_rules_by_id(client, store.all_rule_ids(client))
+        rules = rule_store.load_rules_by_id(client, rule_store.all_rule_ids(client))
     else:
         wanted = id_list(ids)
-        rules = store.load_rules_by_id(client, wanted)
+        rules = rule_store.load_rules_by_id(client, wanted)
         if not rules:
             raise ApiError(404, f"could not find notification rules '{', '.join(wanted)}'")
     return listing("notification_rules", rules, rules_json)
@@ -79,7 +80,7 @@ def patch_notification_rules(ids: str) -> Response:
     for rule in rules:
         for op in ops:
             rule = apply_rule_op(rule, op)
-        store.save_rule(client, rule)
+        rule_store.save_rule(client, rule)
     return no_content()
 
 
@@ -93,7 +94,7 @@ def delete_notification_rules(ids: str) -> Response:
         if rule.contact_id not in owners:
             raise ApiError(404, f"could not find contact '{rule.contact_id}'")
     for rule in rules:
-        store.delete_rule(client, rule.id)
+        rule_store.delete_rule(client, rule.id)
     return no_content()
 
 
@@ -115,7 +116,7 @@ def create_rules(client: redis.Redis, contact_id: str, items: Sequence[dict[str,
         rule_id = str(rule_id) if rule_id not in (None, "") and not isinstance(rule_id, dict | list) else None
         rule = rule_from_fields(rule_id or str(uuid.uuid4()), contact_id, item)
         try:
-            store.create_rule(client, rule)
+            rule_store.create_rule(client, rule)
         except AlreadyExists:
             failures.append(f"a notification rule already exists with id '{rule.id}'")
         else:
@@ -125,7 +126,7 @@ def create_rules(client: redis.Redis, contact_id: str, items: Sequence[dict[str,
 
 def require_rules(client: redis.Redis, ids: Sequence[str]) -> list[NotificationRule]:
     """The rules in order; 404 naming the first unknown id."""
-    rules = {rule.id: rule for rule in store.load_rules_by_id(client, ids)}
+    rules = {rule.id: rule for rule in rule_store.load_rules_by_id(client, ids)}
     for rule_id in ids:
         if rule_id not in rules:
             raise ApiError(404, f"could not find notification rule '{rule_id}'")

@@ -7,6 +7,7 @@ from flask import abort, render_template
 from flapjack_py import keys
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import rules as rule_store
 
 from . import bp, queries
 from .context import db
@@ -30,7 +31,7 @@ def contact(contact_id: str) -> str:
     return render_template(
         "ui/contact.html", contact=found, name=queries.full_name(found),
         media=contact_store.load_media(client, contact_id),
-        rules=contact_store.load_rules(client, contact_id, ensure_general=False),
+        rules=rule_store.load_rules(client, contact_id, ensure_general=False),
         entities=sorted(names.get(eid, eid) for eid in entity_ids),
         everything=contact_id in entity_store.contact_ids_for_entity(client, keys.ALL_ENTITIES_ID),
         alerts=queries.recent_alerts(client, keys.alerts_by_contact(contact_id), limit=50))

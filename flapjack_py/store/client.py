@@ -1,0 +1,51 @@
+"""Client helpers shared by the data layer: a cached str client, write-or-queue, lenient integers."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import redis
+
+from . import decoded
+
+_decoded: weakref.WeakKeyDictionary[redis.Redis, redis.Redis] = weakref.WeakKeyDictionary()
+
+
+def str_client(client: redis.Redis) -> redis.Redis:
+    """A str-replying client for `client` (cached per client)."""
+    if client.connection_pool.connection_kwargs.get("decode_responses"):
+        return client
+    found = _decoded.get(client)
+    if found is None:
+        found = _decoded[client] = decoded(client)
+    return found
+
+
+@contextmanager
+def writing(client: redis.Redis, pipe: redis.client.Pipeline | None) -> Iterator[Any]:
+    """Yield `pipe`, or a fresh MULTI pipeline executed on exit."""
+    if pipe is not None:
+        yield pipe
+        return
+    own = client.pipeline(transaction=True)
+    yield own
+    own.execute()
+
+
+def to_int(value: Any) -> int | None:
+    """Leading-digits integer of a stored value ("300" -> 300, "12x" -> 12); None when there is none."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    sign, digits = (-1, text[1:]) if text.startswith("-") else (1, text)
+    prefix = ""
+    for char in digits:
+        if not char.isdigit():
+            break
+        prefix += char
+    return sign * int(prefix) if prefix else None
