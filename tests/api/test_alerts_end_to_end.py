@@ -73,9 +73,9 @@ def alerts(api: FlaskClient, path: str) -> list[dict[str, Any]]:
 
 def test_every_alert_the_rules_chose_is_listed_newest_first(api: FlaskClient, outage: dict[str, int]) -> None:
     found = alerts(api, "/api/alerts")
-    assert [(a["type"], a["media"]) for a in found] in (
-        [("recovery", "sms"), ("recovery", "email"), ("problem", "sms"), ("problem", "email")],
-        [("recovery", "email"), ("recovery", "sms"), ("problem", "email"), ("problem", "sms")])
+    assert [a["type"] for a in found] == ["recovery", "recovery", "problem", "problem"]
+    assert {a["media"] for a in found[:2]} == {a["media"] for a in found[2:]} == {"email", "sms"}
+    assert [a["timestamp"] for a in found] == sorted((a["timestamp"] for a in found), reverse=True)
     assert all(list(a) == FIELDS for a in found)
     problem_email = next(a for a in found if a["type"] == "problem" and a["media"] == "email")
     assert problem_email["timestamp"] == outage["problem"]

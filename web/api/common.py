@@ -6,7 +6,9 @@ they raise web.errors.ApiError for every error answer.
 
 from __future__ import annotations
 
+import json as stdlib_json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 
 LOCK_TTL = 30  # seconds the contact lock is held at most
 LOCK_TRIES = 3
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def ctx() -> Any:
@@ -58,14 +61,33 @@ def split_check_id(check_id: str, status: int = 400) -> tuple[str, str]:
 
 
 def json_body() -> Any:
-    """The request body parsed as JSON (an empty body is `{}`); 400 when it is not JSON."""
+    """The request body parsed as JSON (an empty body is `{}`); 400 when it is not JSON.
+
+    NaN/Infinity and nesting too deep to parse are not JSON either (400). Lone surrogates
+    (`"\\ud800"`, which Redis can't store as UTF-8) become `?`, as the executive does for events.
+    """
     data = request.get_data(cache=True)
     if not data.strip():
         return {}
     try:
-        return json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+        return _no_surrogates(stdlib_json.loads(data, parse_constant=_reject_constant))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise ApiError(400, "Invalid JSON in request body") from None
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _no_surrogates(value: Any) -> Any:
+    """`value` with lone surrogates in every string (keys included) replaced by `?`."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8") if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def wrapped_list(name: str, status: int = 403, missing: str | None = None,
@@ -186,8 +208,12 @@ return 0
 
 
 @contextmanager
-def contact_lock(sleep: Callable[[float], None] = time.sleep) -> Iterator[None]:
-    """Hold `semaphores:contact_mass_update` around contact writes; 423 when it can't be taken."""
+def contact_lock(sleep: Callable[[float], None] | None = None) -> Iterator[None]:
+    """Hold `semaphores:contact_mass_update` around contact writes; 423 when it can't be taken.
+
+    `sleep` (default: time.sleep, looked up per call so tests can patch it) waits between attempts.
+    """
+    sleep = sleep or time.sleep
     client: redis.Redis = ctx().client
     token = uuid.uuid4().hex
     key = keys.contact_mass_update_lock()

@@ -22,6 +22,9 @@ from .common import ctx, id_list, json_body, no_content, parse_time, patch_ops, 
 from .schemas import NO_CONTENT, ids_param, operation, patch_body, query, wrapper
 
 DEFAULT_ACK_DURATION = 14400
+MAX_DURATION = 1000 * 365 * 86400
+"""[py] Longest maintenance accepted (1000 years): longer ones would overflow Redis expiry times (500s, and a
+stored window that broke every later write on the check). Scheduled: 403; unscheduled: clamped."""
 
 
 def targets(kind: str, raw_ids: str) -> list[tuple[str, str]]:
@@ -73,7 +76,7 @@ def post_scheduled(kind: str, ids: str) -> Response:
         if start is None:
             raise ApiError(403, "start time must be provided")
         duration = seconds(item.get("duration"))
-        if duration is None or duration <= 0:
+        if duration is None or duration <= 0 or duration > MAX_DURATION:
             raise ApiError(403, "duration in seconds must be provided")
         summary = item.get("summary")
         windows.append((start, duration, summary if isinstance(summary, str) else ""))
@@ -106,7 +109,8 @@ def post_unscheduled(kind: str, ids: str) -> Response:
             event: dict[str, Any] = {"type": "action", "state": "acknowledgement", "entity": entity, "check": check}
             if isinstance(item.get("summary"), str):
                 event["summary"] = item["summary"]
-            event.update(duration=duration if duration and duration > 0 else DEFAULT_ACK_DURATION, time=now)
+            duration = min(duration, MAX_DURATION) if duration and duration > 0 else DEFAULT_ACK_DURATION
+            event.update(duration=duration, time=now)
             push_event(ctx().client, event)
     return no_content()
 
@@ -142,7 +146,7 @@ def post_test_notifications(kind: str, ids: str) -> Response:
 
 
 SCHEDULED_IN = {"type": "object", "required": ["start_time", "duration"], "properties": {
-    "start_time": {"type": "string", "format": "date-time"}, "duration": {"type": "integer", "minimum": 1},
+    "start_time": {"type": "string", "format": "date-time"}, "duration": {"type": "integer", "minimum": 1, "maximum": MAX_DURATION},
     "summary": {"type": "string"}}}
 UNSCHEDULED_IN = {"type": "object", "properties": {"duration": {"type": "integer"}, "summary": {"type": "string"}}}
 TEST_IN = {"type": "object", "properties": {"summary": {"type": "string"}}}
