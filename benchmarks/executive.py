@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=50_000)
     parser.add_argument("--checks", type=int, default=1_000)
     parser.add_argument("--failing", type=float, default=0.05)
-    parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--redis-url")
     args = parser.parse_args(argv)
     events = make_events(args.events, args.checks, args.failing)

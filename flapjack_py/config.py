@@ -47,7 +47,7 @@ class ExecutiveConfig:
     default_contact_timezone: str = "UTC"
     initial_failure_delay: int = 30  # seconds
     repeat_failure_delay: int = 60  # seconds
-    batch_size: int = 500  # most events taken per round trip when the queue is deep
+    batch_size: int = 1000  # most events taken per round trip when the queue is deep
     alert_retention: int = 30 * 86400  # seconds alert history is kept
     notification_log_file: str | None = None  # "E:C | TYPE | CID | MEDIUM | ADDRESS" lines
 

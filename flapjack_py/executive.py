@@ -238,7 +238,7 @@ class Executive:
     def _load_batch(self, events: list[Event]) -> _Batch:
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
         tags = self._known_check_tags()
-        snapshots = check_store.load_snapshots(self.client, ids, tags) if ids else {}
+        snapshots = check_store.load_snapshots(self.raw, ids, tags) if ids else {}
         counter = to_int(self.client.hget(keys.event_counters(), "all")) or 0
         entity_ids = {s.entity: s.entity_id for s in snapshots.values() if s.entity_id}
         return _Batch(snapshots, entity_ids, counter)

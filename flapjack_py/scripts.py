@@ -41,9 +41,12 @@ LOAD_SNAPSHOTS = """
 -- ARGV[5] number of check tags T, ARGV[6..5+T] check tag set names,
 -- then per check 12 values: E:C, entity name, check hash, scheduled_maintenances zset,
 --   8 keys to MGET (6 last_*_notification, scheduled and unscheduled in-force keys)
--- Returns one array per check: {entity id, all_checks score, ack hash, {state, last_change, last_update,
--- initial_failure_delay, repeat_failure_delay}, MGET values, scheduled windows (ZRANGE WITHSCORES, only
--- for a new check or when no window is in force), failed_checks score, tag memberships}.
+-- Returns one array per check: {entity id, registered (1/0), ack hash stored (1/0), {state, last_change,
+-- last_update, initial_failure_delay, repeat_failure_delay}, MGET values, scheduled windows (ZRANGE
+-- WITHSCORES, only for a new check or when no window is in force), failed_checks score, tag memberships}.
+-- The executive keeps check state, all_checks, failed_checks and the ack hashes in step, so a check
+-- with a state is registered, and only a failing one can be in failed_checks or have an ack hash.
+local failing = {warning = true, critical = true, unknown = true}
 local ntags = tonumber(ARGV[5])
 local entity_ids = {}
 local out = {}
@@ -53,14 +56,20 @@ for i = 6 + ntags, #ARGV, 12 do
   local mget = redis.call('MGET', unpack(ARGV, i + 4, i + 11))
   local hm = redis.call('HMGET', ARGV[i + 2], 'state', 'last_change', 'last_update', 'initial_failure_delay',
                         'repeat_failure_delay')
+  local state = hm[1]
+  local registered, hashed, failed = 1, 0, false
+  if not state then
+    registered = redis.call('ZSCORE', ARGV[2], cid) and 1 or 0
+  end
+  if not state or failing[state] then
+    hashed = redis.call('HEXISTS', ARGV[3], cid)
+    failed = redis.call('ZSCORE', ARGV[4], cid)
+  end
   local windows = {}
-  if not mget[7] or not hm[1] then windows = redis.call('ZRANGE', ARGV[i + 3], 0, -1, 'WITHSCORES') end
+  if not mget[7] or not state then windows = redis.call('ZRANGE', ARGV[i + 3], 0, -1, 'WITHSCORES') end
   local tags = {}
   for t = 1, ntags do tags[t] = redis.call('SISMEMBER', ARGV[5 + t], cid) end
-  out[#out + 1] = {
-    entity_ids[entity], redis.call('ZSCORE', ARGV[2], cid), redis.call('HGET', ARGV[3], cid), hm,
-    mget, windows, redis.call('ZSCORE', ARGV[4], cid), tags
-  }
+  out[#out + 1] = {entity_ids[entity], registered, hashed, hm, mget, windows, failed, tags}
 end
 return out
 """

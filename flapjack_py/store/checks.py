@@ -19,7 +19,10 @@ from ..events import Event, parse_perfdata
 
 def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
                    check_tags: Sequence[str] = ()) -> dict[tuple[str, str], CheckSnapshot]:
-    """Read the snapshots of several checks in one round trip (one Lua call); `client` replies with str."""
+    """Read the snapshots of several checks in one round trip (one Lua call).
+
+    `client` may reply with bytes (cheapest: only the few strings needed are decoded) or str.
+    """
     args: list[Any] = [keys.entity_ids_by_name(), keys.all_checks(), keys.check_hashes_by_id(),
                        keys.failed_checks(), len(check_tags), *(keys.check_tag(t) for t in check_tags)]
     for entity, check in check_ids:
@@ -48,8 +51,8 @@ def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]
     values = r[4]
     n = len(NOTIFICATION_KINDS)
     return CheckSnapshot(
-        entity=entity, check=check, entity_id=r[0] or None, registered=r[1] is not None,
-        ack_hash_stored=r[2] is not None, state=state or None, last_change=to_int(last_change),
+        entity=entity, check=check, entity_id=_opt(r[0]) or None, registered=bool(r[1]),
+        ack_hash_stored=bool(r[2]), state=_opt(state) or None, last_change=to_int(last_change),
         last_update=to_int(last_update), initial_failure_delay=to_int(ifd), repeat_failure_delay=to_int(rfd),
         last_notifications={kind: to_int(v) for kind, v in zip(NOTIFICATION_KINDS, values[:n], strict=True)},
         scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),

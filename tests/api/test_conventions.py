@@ -20,6 +20,7 @@ from redis.retry import Retry
 from flapjack_py import keys
 from web import create_app
 
+pytestmark = pytest.mark.real
 JSONAPI = "application/vnd.api+json; charset=UTF-8"
 CORS = {
     "Access-Control-Allow-Origin": "*",
@@ -104,6 +105,14 @@ def test_location_uses_the_configured_base_url(real_r: redis.Redis) -> None:
 ])
 def test_not_routable(api: FlaskClient, method: str, path: str) -> None:
     assert errors(api.open(path, method=method), 404) == ["not routable"]
+
+
+@pytest.mark.parametrize(("method", "content_type"), [("POST", "text/plain"), ("PATCH", "application/json"),
+                                                      ("PUT", "text/plain")])
+def test_unknown_paths_are_not_routable_whatever_the_content_type(api: FlaskClient, method: str,
+                                                                  content_type: str) -> None:
+    response = api.open("/api/nothing/here", method=method, data="x", content_type=content_type)
+    assert errors(response, 404) == ["not routable"]
 
 
 def test_collection_get_ignores_a_trailing_slash(api: FlaskClient) -> None:

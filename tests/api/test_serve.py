@@ -23,6 +23,7 @@ from flapjack_py.executive import Executive
 from flapjack_py.store.events import push_event
 from web.serve import make_server
 
+pytestmark = pytest.mark.real
 RUN_CLI = "from flapjack_py.cli import main; main()"
 JSONAPI = "application/vnd.api+json; charset=UTF-8"
 

@@ -35,8 +35,9 @@ OPEN_PATHS = ("/api/openapi.json",)
 def check_request() -> Response | None:
     """Authentication (when tokens are configured), then the content type of POST and PATCH bodies.
 
-    Runs for every /api path, routable or not (an unknown path without a token is 401, not 404).
-    OPTIONS is answered here (204, no body) for every path, before Flask's automatic 200.
+    Authentication runs for every /api path, routable or not (an unknown path without a token is 401,
+    not 404); content types only for routable ones (an unknown path is `not routable` whatever it
+    is sent). OPTIONS is answered here (204, no body) for every path, before Flask's automatic 200.
     """
     if request.path != "/api" and not request.path.startswith("/api/"):
         return None
@@ -44,6 +45,8 @@ def check_request() -> Response | None:
         return no_content()
     if request.path not in OPEN_PATHS:
         _authenticate()
+    if request.url_rule is None:
+        return None
     if request.method == "POST" and (request.get_data(cache=True) or request.query_string):
         if request.mimetype not in POST_TYPES:
             raise ApiError(415, "Unsupported Content-Type")
