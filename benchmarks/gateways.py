@@ -1,6 +1,6 @@
 """Benchmark: email delivery throughput, and event-to-SMTP latency through `flapjack server`.
 
-Usage: python benchmarks/gateways.py [--alerts 1000] [--rate 100] [--seconds 10]
+Usage: python benchmarks/gateways.py [--alerts 1000] [--rate 100] [--seconds 10] [--workers 2]
 
 1. Throughput: `--alerts` email alerts are queued, then one email worker
    (`flapjack gateway email --burst`, in this process) delivers them to a local
@@ -62,8 +62,8 @@ class Inbox:
         return "250 OK"
 
 
-def email_settings(port: int) -> dict[str, Any]:
-    return {"enabled": True, "retry_intervals": [1], "burst_wait": 0,
+def email_settings(port: int, workers: int = 1) -> dict[str, Any]:
+    return {"enabled": True, "retry_intervals": [1], "burst_wait": 0, "workers": workers,
             "smtp_config": {"host": "127.0.0.1", "port": port, "from": "flapjack@example.net"}}
 
 
@@ -89,7 +89,7 @@ def throughput(n: int, server: EmbeddedRedis, port: int, inbox: Inbox) -> float:
     return n / elapsed
 
 
-def latency(rate: int, seconds: int, server: EmbeddedRedis, port: int, inbox: Inbox) -> list[float]:
+def latency(rate: int, seconds: int, server: EmbeddedRedis, port: int, inbox: Inbox, workers: int) -> list[float]:
     client = server.client()
     client.flushall()
     contact_store.create_contact(client, {"id": "c1", "first_name": "Ada", "last_name": "L", "email": "a@x"})
@@ -97,7 +97,7 @@ def latency(rate: int, seconds: int, server: EmbeddedRedis, port: int, inbox: In
     client.sadd(keys.contacts_for(keys.ALL_ENTITIES_ID), "c1")
     cfg = {"redis": {"url": server.url}, "logging": {"level": "WARNING"},
            "executive": {"new_check_scheduled_maintenance_duration": 0, "initial_failure_delay": 0},
-           "gateways": {"email": email_settings(port)}}
+           "gateways": {"email": email_settings(port, workers)}}
     path = Path(tempfile.mkdtemp()) / "flapjack.yml"
     path.write_text(yaml.safe_dump(cfg))
     env = dict(os.environ, FLAPJACK_CONFIG=str(path))
@@ -138,6 +138,7 @@ def main() -> None:
     parser.add_argument("--alerts", type=int, default=1000)
     parser.add_argument("--rate", type=int, default=100)
     parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=2, help="email worker processes under flapjack server")
     args = parser.parse_args()
     inbox = Inbox()
     port = _free_port()
@@ -146,12 +147,12 @@ def main() -> None:
     with EmbeddedRedis(tempfile.mkdtemp(prefix="fj-bench-"), persistent=False) as server:
         rate = throughput(args.alerts, server, port, inbox)
         print(f"email worker throughput: {rate:.0f} alerts/s ({args.alerts} alerts)")
-        samples = latency(args.rate, args.seconds, server, port, inbox)
+        samples = latency(args.rate, args.seconds, server, port, inbox, args.workers)
     controller.stop()
     if samples:
         p50 = samples[len(samples) // 2]
         p99 = samples[min(int(len(samples) * 0.99), len(samples) - 1)]
-        print(f"LPUSH -> SMTP accept at {args.rate}/s through `flapjack server`: "
+        print(f"LPUSH -> SMTP accept at {args.rate}/s through `flapjack server` ({args.workers} email workers): "
               f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {samples[-1] * 1000:.0f} ms "
               f"({len(samples)} messages)")
 

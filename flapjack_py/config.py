@@ -225,5 +225,8 @@ def _load_gateways(raw: Any) -> dict[str, dict[str, Any]]:
         retries = settings.get("retries", 3)
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ConfigError(f"{dotted}.retries: expected a non-negative integer, got {retries!r}")
+        workers = settings.get("workers", 1)
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ConfigError(f"{dotted}.workers: expected a positive integer, got {workers!r}")
         gateways[medium] = dict(settings)
     return gateways

@@ -97,7 +97,12 @@ def run_server(config: Config, config_path: str | None = None) -> int:
 def plan(config: Config) -> list[tuple[str, list[str]]]:
     """(name, flapjack arguments) of every child: executive, enabled gateways, web."""
     parts = [("executive", ["executive"])]
-    parts += [(f"gateway {m}", ["gateway", m]) for m in sorted(config.gateways) if config.gateway_enabled(m)]
+    for medium in sorted(config.gateways):
+        if not config.gateway_enabled(medium):
+            continue
+        count = int(config.gateway(medium).get("workers", 1))
+        parts += [(f"gateway {medium}" + (f" #{n}" if count > 1 else ""), ["gateway", medium])
+                  for n in range(1, count + 1)]
     if importlib.util.find_spec("web.serve") is not None:
         parts.append(("web", ["web"]))
     else:

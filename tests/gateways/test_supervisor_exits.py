@@ -30,3 +30,22 @@ def test_a_child_stopped_by_its_configuration_is_not_restarted() -> None:
         assert child.process is None and child.restart_at == float("inf")
         _tend([child])  # later rounds leave it alone
         assert child.process is None and child.restarts == 0
+
+
+def test_workers_setting_starts_that_many_gateway_processes() -> None:
+    from flapjack_py.config import load_config
+    from flapjack_py.supervisor import plan
+
+    config = load_config({"gateways": {"email": {"enabled": True, "workers": 2}, "slack": {"enabled": False}}})
+    gateways = [args for name, args in plan(config) if name.startswith("gateway")]
+    assert gateways == [["gateway", "email"], ["gateway", "email"]]
+
+
+def test_workers_must_be_a_positive_integer() -> None:
+    import pytest
+
+    from flapjack_py.config import load_config
+    from flapjack_py.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="gateways.email.workers"):
+        load_config({"gateways": {"email": {"workers": 0}}})
