@@ -270,13 +270,14 @@ class Executive:
         self.queue.touch_instance(pipe)
         self.queue.commit(pipe, len(pending))
         try:
-            pipe.execute()
+            results = pipe.execute(raise_on_error=False)
         except redis.WatchError:
             raise _InFlightTaken() from None
         finally:
             pipe.reset()
         batch.in_flight -= len(pending)
         pending.clear()
+        _log_failed_commands(results)
 
     def _reject(self, writes: WriteBuffer, raw: bytes, now: int, reason: str) -> None:
         log.warning("rejected event (%s): %.200r", reason, raw)
@@ -439,3 +440,10 @@ def _counter_fields(event: Event) -> tuple[str, ...]:
     if event.is_failure:
         return ("all", "failure")
     return ("all", "invalid")
+
+
+def _log_failed_commands(results: list[Any]) -> None:
+    """A command Redis refuses inside EXEC fails alone; the rest, and the in-flight removal, are applied."""
+    failed = [(i, r) for i, r in enumerate(results) if isinstance(r, Exception)]
+    for index, error in failed:
+        log.error("commit applied, but its command #%d failed: %s", index, error)

@@ -46,7 +46,7 @@ def load_zone(name: str | None, default: str = "UTC") -> tzinfo:
         if candidate:
             try:
                 return ZoneInfo(candidate)
-            except (ZoneInfoNotFoundError, ValueError):
+            except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: e.g. 'Europe' is a directory
                 log.debug("unknown time zone %r", candidate)
     return UTC
 
@@ -57,7 +57,7 @@ def is_valid_zone(name: object) -> bool:
         return False
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         return False
     return True
 
@@ -78,8 +78,13 @@ def validate_restriction(entry: Any, *, long_names: bool = False) -> None:
     build_schedule(entry, UTC, long_names=long_names)
 
 
-def build_schedule(entry: Any, zone: tzinfo, *, long_names: bool = True) -> tuple[rrule.rruleset, timedelta]:
-    """The occurrence set and the length of each occurrence of restriction `entry` in `zone`."""
+def build_schedule(entry: Any, zone: tzinfo, *, long_names: bool = True,
+                   near: datetime | None = None) -> tuple[rrule.rruleset, timedelta]:
+    """The occurrence set and the length of each occurrence of restriction `entry` in `zone`.
+
+    With `near`, fixed-period rules start at their last occurrence slot before it instead of at
+    `start_time`: the same occurrences from there on, without walking years of seconds to reach them.
+    """
     if not isinstance(entry, Mapping):
         raise InvalidTimeRestriction("a time restriction must be an object")
     start = parse_time(_first_present(entry, "start_time", "start_date"), zone)
@@ -91,7 +96,7 @@ def build_schedule(entry: Any, zone: tzinfo, *, long_names: bool = True) -> tupl
         raise InvalidTimeRestriction("rrules must be a list")
     schedule = rrule.rruleset()
     for spec in rules:
-        schedule.rrule(build_rrule(spec, start, zone, long_names=long_names))
+        schedule.rrule(build_rrule(spec, start, zone, long_names=long_names, near=near))
     if not rules:
         schedule.rdate(start)
     for moment in _time_list(entry.get("rtimes"), zone):
@@ -102,8 +107,9 @@ def build_schedule(entry: Any, zone: tzinfo, *, long_names: bool = True) -> tupl
     return schedule, timedelta(seconds=end.timestamp() - start.timestamp())
 
 
-def build_rrule(spec: Any, start: datetime, zone: tzinfo, *, long_names: bool = True) -> rrule.rrule:
-    """One dateutil rrule from an ice_cube rule hash, anchored at `start`."""
+def build_rrule(spec: Any, start: datetime, zone: tzinfo, *, long_names: bool = True,
+                near: datetime | None = None) -> rrule.rrule:
+    """One dateutil rrule from an ice_cube rule hash, anchored at `start` (moved up towards `near`)."""
     if not isinstance(spec, Mapping):
         raise InvalidTimeRestriction("an rrule must be an object")
     freq = _frequency(spec.get("rule_type"), long_names)
@@ -114,6 +120,8 @@ def build_rrule(spec: Any, start: datetime, zone: tzinfo, *, long_names: bool = 
                               "wkst": _weekday_index(spec.get("week_start", 0) or 0)}
     kwargs.update(_limits(spec, validations, zone))
     kwargs.update(_by_rules(validations))
+    if near is not None and "count" not in kwargs:
+        start = _advance_start(start, freq, kwargs["interval"], near)
     try:
         return rrule.rrule(freq, dtstart=start, **kwargs)
     except (ValueError, TypeError) as exc:
@@ -143,16 +151,43 @@ def parse_time(value: Any, zone: tzinfo) -> datetime:
 
 
 def _entry_occurring(entry: Any, now: int, zone: tzinfo) -> bool:
+    moment = datetime.fromtimestamp(now, UTC)
     try:
-        schedule, duration = build_schedule(entry, zone)
+        schedule, duration = build_schedule(entry, zone, near=moment - _duration_bound(entry, zone))
     except InvalidTimeRestriction as exc:
         log.warning("invalid time restriction ignored (%s): %.200r", exc, entry)
         return False
-    moment = datetime.fromtimestamp(now, UTC)
     if duration <= timedelta(0):
         return bool(schedule.between(moment, moment, inc=True))
     earliest = moment - duration + timedelta(seconds=1)
     return bool(schedule.between(earliest, moment, inc=True))
+
+
+_PERIOD_SECONDS = {rrule.SECONDLY: 1, rrule.MINUTELY: 60, rrule.HOURLY: 3600, rrule.DAILY: 86400,
+                   rrule.WEEKLY: 7 * 86400}
+
+
+def _advance_start(start: datetime, freq: int, interval: int, near: datetime) -> datetime:
+    """`start` moved forward by whole periods to at least one period before `near` (wall-clock, like rrule)."""
+    unit = _PERIOD_SECONDS.get(freq)
+    if unit is None:  # monthly and yearly periods vary; they have few occurrences anyway
+        return start
+    period = unit * interval
+    span = (near.astimezone(start.tzinfo).replace(tzinfo=None) - start.replace(tzinfo=None)).total_seconds()
+    periods = int(span // period) - 1
+    if periods <= 0:
+        return start
+    return start + timedelta(seconds=periods * period)
+
+
+def _duration_bound(entry: Any, zone: tzinfo) -> timedelta:
+    """The occurrence length of `entry` (zero when unreadable: build_schedule reports why)."""
+    try:
+        start = parse_time(_first_present(entry, "start_time", "start_date"), zone)
+        end = parse_time(_first_present(entry, "end_time", "end_date"), zone)
+    except (InvalidTimeRestriction, AttributeError, TypeError):
+        return timedelta(0)
+    return max(timedelta(seconds=end.timestamp() - start.timestamp()), timedelta(0))
 
 
 def _first_present(entry: Mapping[str, Any], *names: str) -> Any:

@@ -28,6 +28,7 @@ from .rules import save_rule
 log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL = 900
+MAX_INTERVAL = 366 * 86400  # longer repeat intervals are cut to this (Redis refuses huge expiries)
 """Seconds between repeat alerts on a medium when none (or <= 0) is stored."""
 
 CONTACT_FIELDS = ("first_name", "last_name", "email")
@@ -67,8 +68,10 @@ class Medium:
 
     @property
     def effective_interval(self) -> int:
-        """Seconds between repeat alerts: the stored interval, or 900 when missing or <= 0."""
-        return self.interval if self.interval and self.interval > 0 else DEFAULT_INTERVAL
+        """Seconds between repeat alerts: the stored interval (at most a year), or 900 when missing or <= 0."""
+        if not self.interval or self.interval <= 0:
+            return DEFAULT_INTERVAL
+        return min(self.interval, MAX_INTERVAL)
 
     @property
     def effective_rollup_threshold(self) -> int | None:

@@ -139,10 +139,6 @@ def test_test_notifications_and_acknowledgements_become_alerts(api: FlaskClient,
     assert all(a["timestamp"] == clock.now for a in acks)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "a media interval too large for a Redis expiry (stored as given through the API) makes the notifier's "
-    "SET drop_alerts_for_contact:... EX <interval> fail: the executive logs the event as rejected, its writes are lost and repeat alerts are not "
-    "suppressed; fix: clamp the interval (API or notifier), then drop this marker"))
 def test_a_huge_media_interval_does_not_stop_alerts(api: FlaskClient, send: Callable[..., None],
                                                     clock: Any) -> None:
     send("ok")

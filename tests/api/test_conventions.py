@@ -309,10 +309,6 @@ def test_concurrent_creates_of_one_contact_make_it_once(real_r: redis.Redis, mon
     assert not real_r.exists(keys.contact_mass_update_lock())
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "flapjack_py.time_restrictions.is_valid_zone/zone_for catch ZoneInfoNotFoundError and ValueError but not "
-    "OSError, which ZoneInfo raises for a directory ('Europe': IsADirectoryError) or an over-long name; "
-    "fix: add OSError to both except tuples, then drop this marker"))
 @pytest.mark.parametrize("zone", ["Europe", "A" * 300])
 def test_a_timezone_zoneinfo_cannot_open_is_ignored(api: FlaskClient, zone: str) -> None:
     response = api.post("/api/contacts", json={"contacts": [{"id": "tz", "first_name": "T", "timezone": zone}]})

@@ -144,3 +144,25 @@ def test_lone_surrogates_in_an_event_are_stored_as_question_marks(real_r: redis.
     real_r.lpush("events", '{"type":"service","state":"ok","entity":"e","check":"c","summary":"bad \\ud800 text"}')
     assert Executive(real_r, CONFIG).drain() == 1
     assert real_r.hget(keys.check("e", "c"), "summary") == b"bad ? text"
+
+
+def test_a_command_redis_refuses_inside_exec_does_not_lose_or_repeat_the_batch(
+        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Redis applies the rest of a MULTI when one command fails at EXEC time (e.g. an expiry it refuses)."""
+    import flapjack_py.executive as executive_module
+
+    original = executive_module.check_store.write_update
+
+    def with_refused_expiry(pipe, event, now, ifd, rfd):  # type: ignore[no-untyped-def]
+        original(pipe, event, now, ifd, rfd)
+        if event.check == "odd":
+            pipe.setex("odd-expiry", 10**30, "x")  # valid to send, refused by Redis inside EXEC
+
+    monkeypatch.setattr(executive_module.check_store, "write_update", with_refused_expiry)
+    for check in ("a", "odd", "b"):
+        real_r.lpush("events", json.dumps({"type": "service", "state": "ok", "entity": "e", "check": check}))
+    assert Executive(real_r, CONFIG).drain() == 3
+    assert int(real_r.hget(keys.event_counters(), "all")) == 3  # applied exactly once
+    assert [real_r.hget(keys.check("e", c), "state") for c in ("a", "odd", "b")] == [b"ok"] * 3
+    assert in_flight(real_r) == 0 and real_r.llen("events") == 0
+    assert "command #" in caplog.text and "failed" in caplog.text

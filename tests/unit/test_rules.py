@@ -192,3 +192,26 @@ def test_validate_rule_fields_reports_each_failure_in_order() -> None:
                       "Rule critical_blackhole must be true or false"]
     assert validate_rule_fields({"time_restrictions": [WEEKDAYS]}) == []
     assert json.loads(rule_to_hash(make_rule(time_restrictions=[WEEKDAYS]))["time_restrictions"]) == [WEEKDAYS]
+
+
+def test_fixed_period_rules_give_the_same_answer_without_walking_from_their_start() -> None:
+    """A Secondly rule from years ago answers fast, and as it does when walked from its start."""
+    import time as _time
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from flapjack_py.time_restrictions import build_schedule, restrictions_occurring
+
+    zone = ZoneInfo("America/New_York")
+    recent = {"start_time": "2024-03-09 07:59:55", "end_time": "2024-03-09 08:00:05",
+              "rrules": [{"rule_type": "Secondly", "interval": 7, "validations": {"hour_of_day": [8, 9]}}]}
+    start = datetime(2024, 3, 10, 7, 0, tzinfo=zone)  # spans the DST change of 2024-03-10
+    for offset in range(0, 4 * 3600, 611):
+        moment = start + timedelta(seconds=offset)
+        walked, length = build_schedule(recent, zone)  # no `near`: walks from start_time
+        expected = bool(walked.between(moment - length + timedelta(seconds=1), moment, inc=True))
+        assert restrictions_occurring([recent], int(moment.timestamp()), zone) is expected, moment
+    old = dict(recent, start_time="2013-02-01 07:59:55", end_time="2013-02-01 08:00:05")
+    began = _time.perf_counter()
+    restrictions_occurring([old], int(start.timestamp()) + 3600, zone)
+    assert _time.perf_counter() - began < 1.0
