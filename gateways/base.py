@@ -130,7 +130,8 @@ def gateway_class(medium: str) -> type[Gateway]:
     """The sender class of a medium; ConfigError when there is none."""
     target = GATEWAYS.get(medium)
     if target is None:
-        raise ConfigError(f"gateways.{medium}: no such gateway (known: {', '.join(sorted(GATEWAYS))})")
+        known = ", ".join(sorted({*GATEWAYS, "jabber"}))
+        raise ConfigError(f"gateways.{medium}: no such gateway (known: {known})")
     module, _, name = target.partition(":")
     cls: type[Gateway] = getattr(importlib.import_module(module), name)
     return cls
@@ -139,10 +140,11 @@ def gateway_class(medium: str) -> type[Gateway]:
 def gateway_settings(config: Config, medium: str, required: tuple[str, ...] = ()) -> Mapping[str, Any]:
     """The settings of an enabled gateway, every `required` (dotted) key present; else ConfigError naming it."""
     if medium not in config.gateways:
-        raise ConfigError(f"gateways.{medium}: gateway not configured")
+        raise ConfigError(f"gateways.{medium}: gateway not configured (add a gateways.{medium} section with "
+                          "enabled: true; see config.example.yml)")
     settings = config.gateway(medium)
     if not settings.get("enabled", False):
-        raise ConfigError(f"gateways.{medium}.enabled: gateway not enabled")
+        raise ConfigError(f"gateways.{medium}.enabled: gateway not enabled (set it to true)")
     for dotted in required:
         if _lookup(settings, dotted) in (None, ""):
             raise ConfigError(f"gateways.{medium}.{dotted}: required setting missing")
