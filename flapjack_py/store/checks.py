@@ -15,6 +15,7 @@ import redis
 from .. import keys, scripts
 from ..checks import NOTIFICATION_KINDS, CheckSnapshot, to_int
 from ..events import Event, parse_perfdata
+from .writes import Writes
 
 
 def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
@@ -65,25 +66,25 @@ def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]
 # --- writes used by the executive (into its MULTI pipeline) ---------------
 
 
-def add_entity(pipe: redis.client.Pipeline, entity_id: str, name: str) -> None:
+def add_entity(pipe: Writes, entity_id: str, name: str) -> None:
     """Map a new entity id <-> name."""
     pipe.hset(keys.entity_ids_by_name(), name, entity_id)
     pipe.hset(keys.entity_names_by_id(), entity_id, name)
 
 
-def register_check(pipe: redis.client.Pipeline, entity: str, check: str, now: int) -> None:
+def register_check(pipe: Writes, entity: str, check: str, now: int) -> None:
     """Add a check to all_checks and all_checks:E (score = now)."""
     pipe.zadd(keys.all_checks(), {keys.check_id(entity, check): now})
     pipe.zadd(keys.all_checks_for(entity), {check: now})
 
 
-def add_ack_hash(pipe: redis.client.Pipeline, event_id: str, hash_: str) -> None:
+def add_ack_hash(pipe: Writes, event_id: str, hash_: str) -> None:
     """Store the ack hash <-> E:C mapping."""
     pipe.hset(keys.checks_by_hash(), hash_, event_id)
     pipe.hset(keys.check_hashes_by_id(), event_id, hash_)
 
 
-def write_state_change(pipe: redis.client.Pipeline, event: Event, now: int, counter: int) -> None:
+def write_state_change(pipe: Writes, event: Event, now: int, counter: int) -> None:
     """Record a new state: check hash, failed_checks, history list, per-timestamp keys, sorted mirror."""
     e, c = event.entity, event.check
     pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now})
@@ -101,7 +102,7 @@ def write_state_change(pipe: redis.client.Pipeline, event: Event, now: int, coun
     pipe.zadd(keys.sorted_state_timestamps(e, c), {str(now): now})
 
 
-def write_update(pipe: redis.client.Pipeline, event: Event, now: int, ifd: int, rfd: int) -> None:
+def write_update(pipe: Writes, event: Event, now: int, ifd: int, rfd: int) -> None:
     """What every service event writes, changed state or not (engine.md 2.3 'Always')."""
     e, c = event.entity, event.check
     fields: dict[str, Any] = {"last_update": now, "summary": event.summary or "", "details": event.details or "",
@@ -115,12 +116,12 @@ def write_update(pipe: redis.client.Pipeline, event: Event, now: int, ifd: int, 
     pipe.zadd(keys.current_entities(), {e: now})
 
 
-def write_action(pipe: redis.client.Pipeline, event: Event, now: int) -> None:
+def write_action(pipe: Writes, event: Event, now: int) -> None:
     """Record an action event in E:C:actions."""
     pipe.hset(keys.check_actions(event.entity, event.check), str(now), event.state)
 
 
-def write_notification(pipe: redis.client.Pipeline, entity: str, check: str, kinds: Iterable[str], now: int) -> None:
+def write_notification(pipe: Writes, entity: str, check: str, kinds: Iterable[str], now: int) -> None:
     """Set last_<kind>_notification and append to <kind>_notifications for each kind."""
     for kind in kinds:
         pipe.set(keys.last_notification(entity, check, kind), now)

@@ -16,6 +16,7 @@ import redis
 
 from .. import keys
 from ..checks import current_scheduled_window, to_int
+from .writes import Writes
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ class Window:
 # --- pipeline writers ------------------------------------------------------
 
 
-def add_window(pipe: redis.client.Pipeline, entity: str, check: str, kind: str, start: int, duration: int,
+def add_window(pipe: Writes, entity: str, check: str, kind: str, start: int, duration: int,
                summary: str | None) -> None:
     """Record a window (same start overwrites) with its summary and sorted mirror."""
     pipe.zadd(keys.maintenances(entity, check, kind), {str(start): duration})
@@ -47,17 +48,17 @@ def add_window(pipe: redis.client.Pipeline, entity: str, check: str, kind: str, 
     pipe.zadd(keys.sorted_maintenance_timestamps(entity, check, kind), {str(start): start})
 
 
-def set_in_force(pipe: redis.client.Pipeline, entity: str, check: str, kind: str, start: int, ttl: int) -> None:
+def set_in_force(pipe: Writes, entity: str, check: str, kind: str, start: int, ttl: int) -> None:
     """Mark the window starting at `start` as in force for `ttl` more seconds."""
     pipe.setex(keys.maintenance(entity, check, kind), ttl, start)
 
 
-def clear_in_force(pipe: redis.client.Pipeline, entity: str, check: str, kind: str) -> None:
+def clear_in_force(pipe: Writes, entity: str, check: str, kind: str) -> None:
     """No window of `kind` is in force."""
     pipe.delete(keys.maintenance(entity, check, kind))
 
 
-def revalidate_scheduled(pipe: redis.client.Pipeline, entity: str, check: str, windows: dict[int, int],
+def revalidate_scheduled(pipe: Writes, entity: str, check: str, windows: dict[int, int],
                          now: int) -> int | None:
     """Set the in-force key from `windows` (start -> duration); return the start in force or None."""
     clear_in_force(pipe, entity, check, SCHEDULED)
@@ -68,7 +69,7 @@ def revalidate_scheduled(pipe: redis.client.Pipeline, entity: str, check: str, w
     return current[0]
 
 
-def start_unscheduled(pipe: redis.client.Pipeline, entity: str, check: str, start: int, duration: int,
+def start_unscheduled(pipe: Writes, entity: str, check: str, start: int, duration: int,
                       summary: str | None, now: int, current_start: int | None) -> int | None:
     """Create an unscheduled window (ending the current one at `start`); return the start in force."""
     in_force = current_start
@@ -82,7 +83,7 @@ def start_unscheduled(pipe: redis.client.Pipeline, entity: str, check: str, star
     return in_force
 
 
-def finish_unscheduled(pipe: redis.client.Pipeline, entity: str, check: str, current_start: int,
+def finish_unscheduled(pipe: Writes, entity: str, check: str, current_start: int,
                        end_time: int) -> None:
     """End the unscheduled window in force (started at `current_start`) at `end_time`."""
     pipe.zadd(keys.maintenances(entity, check, UNSCHEDULED), {str(current_start): end_time - current_start})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
+
+import redis
 
 
 class WriteBuffer:
@@ -87,3 +89,7 @@ class WriteBuffer:
                 pipe.zadd(key, scored)
             if removed:
                 pipe.zrem(key, *removed)
+
+
+Writes = Union["redis.client.Pipeline", WriteBuffer]
+"""What store write functions accept: a MULTI pipeline, or the executive's WriteBuffer."""

@@ -14,6 +14,7 @@ from flask import Response
 
 from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
+from flapjack_py.store.client import to_int
 from flapjack_py.store.contacts import Medium
 
 from ..errors import ApiError
@@ -134,7 +135,7 @@ def medium_from(contact_id: str, item: dict[str, Any]) -> Medium | None:
     if item["type"] == "pagerduty":
         return None
     return Medium(contact_id=contact_id, type=item["type"], address=str(item["address"]),
-                  interval=store.to_int(item.get("interval")), rollup_threshold=store.to_int(item.get("rollup_threshold")))
+                  interval=to_int(item.get("interval")), rollup_threshold=to_int(item.get("rollup_threshold")))
 
 
 def is_address(value: Any) -> bool:
@@ -148,7 +149,7 @@ def is_count(value: Any) -> bool:
         return True
     if isinstance(value, float):
         return math.isfinite(value)
-    return isinstance(value, str) and store.to_int(value) is not None
+    return isinstance(value, str) and to_int(value) is not None
 
 
 def apply_medium_op(client: redis.Redis, medium: Medium, op: PatchOp) -> None:
@@ -158,7 +159,7 @@ def apply_medium_op(client: redis.Redis, medium: Medium, op: PatchOp) -> None:
     if op.field == "address" and is_address(op.value):
         store.update_medium(client, medium.contact_id, medium.type, address=str(op.value))
     elif op.field in ("interval", "rollup_threshold") and is_count(op.value):
-        value = None if op.value is None else store.to_int(op.value)
+        value = None if op.value is None else to_int(op.value)
         store.update_medium(client, medium.contact_id, medium.type, **cast(dict[str, Any], {op.field: value}))
 
 
