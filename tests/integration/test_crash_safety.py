@@ -68,10 +68,11 @@ def test_sigkill_at_random_points_loses_and_repeats_nothing(redis_server: Embedd
     deadline = time.monotonic() + 120
     while real_r.llen("events") and time.monotonic() < deadline:
         proc = start_executive(redis_server, config_file)
-        time.sleep(rng.uniform(0.3, 1.2))
+        time.sleep(rng.uniform(0.25, 0.8))  # startup takes ~0.3 s: some die booting, most mid-stream
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         kills += 1
+    print(f"{kills} executives killed")
     assert kills >= 3, "the stream was processed before enough executives were killed"
     # whatever the last killed executive held in flight is taken back by the next one
     Executive(real_r, CONFIG).drain()
