@@ -15,11 +15,10 @@ import redis
 from aiosmtpd.controller import Controller
 
 from flapjack_py.config import Config, load_config
-from flapjack_py.delivery import enqueue_alert
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.store import alerts as alert_store
-from gateways.render import render_alert
 from gateways.worker import run_gateway
+from tests.alerting import enqueue_like_notifier
 
 START = 1_700_000_000
 
@@ -106,13 +105,7 @@ def gateway_config(redis_url: str, medium: str, **settings: Any) -> Config:
 def enqueue(real_r: redis.Redis) -> Callable[..., dict[str, Any]]:
     """enqueue(config, **over): render, record and enqueue an alert as the notifier does; return it."""
     def _enqueue(config: Config, **over: Any) -> dict[str, Any]:
-        alert = make_alert(**over)
-        alert["subject"], alert["body"] = render_alert(alert, config)
-        with real_r.pipeline() as pipe:
-            pipe.multi()
-            enqueue_alert(real_r, pipe, alert, config)
-            pipe.execute()
-        return alert
+        return enqueue_like_notifier(real_r, config, make_alert(**over))
     return _enqueue
 
 

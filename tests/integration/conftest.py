@@ -126,3 +126,11 @@ class Keys:
 def stored(real_r: redis.Redis) -> Keys:
     """Decoded reads of the executive's keys."""
     return Keys(real_r)
+
+
+@pytest.fixture
+def world(real_r: redis.Redis, clock: Any) -> Any:
+    """A notifier scenario World (tests/integration/notifier_world.py) over the real Redis, time frozen."""
+    from notifier_world import World
+
+    return World(real_r, clock)

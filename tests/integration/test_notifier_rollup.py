@@ -3,7 +3,6 @@ scheduled maintenance taking a check out of the count."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,17 +16,6 @@ from flapjack_py.store import maintenance
 pytestmark = pytest.mark.real
 
 P, R, A = "problem", "recovery", "acknowledgement"
-
-
-@pytest.fixture(autouse=True)
-def notifications() -> Iterator[list[Any]]:
-    """Overrides the notifier stub of tests/integration/conftest.py: the real notifier runs here."""
-    yield []
-
-
-@pytest.fixture
-def world(real_r: redis.Redis, clock: Any) -> World:
-    return World(real_r, clock)
 
 
 def email(type_: str, rollup: str, state: str) -> tuple[str, str, str, str, str]:

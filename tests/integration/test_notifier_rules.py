@@ -7,7 +7,6 @@ alerts recorded per contact and medium.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,17 +16,6 @@ from notifier_world import World, rule
 pytestmark = pytest.mark.real
 
 EMAIL_SMS = {"email": "ada@example.com", "sms": "+61400000000"}
-
-
-@pytest.fixture(autouse=True)
-def notifications() -> Iterator[list[Any]]:
-    """Overrides the notifier stub of tests/integration/conftest.py: the real notifier runs here."""
-    yield []
-
-
-@pytest.fixture
-def world(real_r: redis.Redis, clock: Any) -> World:
-    return World(real_r, clock)
 
 
 def test_default_general_rule_alerts_all_media_and_records_contract_fields(world: World) -> None:

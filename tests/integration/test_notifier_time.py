@@ -3,7 +3,6 @@ intervals, a problem right after a recovery (engine.md 5.2 step 5, 5.3, 5.5 step
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,17 +11,6 @@ import redis
 from notifier_world import WEEKDAYS_8_TO_18, World, rule
 
 pytestmark = pytest.mark.real
-
-
-@pytest.fixture(autouse=True)
-def notifications() -> Iterator[list[Any]]:
-    """Overrides the notifier stub of tests/integration/conftest.py: the real notifier runs here."""
-    yield []
-
-
-@pytest.fixture
-def world(real_r: redis.Redis, clock: Any) -> World:
-    return World(real_r, clock)
 
 
 def utc(*parts: int) -> int:

@@ -21,10 +21,9 @@ import redis
 import slixmpp
 
 from flapjack_py.config import Config, load_config
-from flapjack_py.delivery import enqueue_alert
 from flapjack_py.embedded_redis import EmbeddedRedis
 from gateways.jabber import JabberGateway, close_loop
-from gateways.render import render_alert
+from tests.alerting import enqueue_like_notifier
 
 from .prosody import DOMAIN, MUC, Prosody
 
@@ -191,13 +190,7 @@ def person(client_factory: Callable[..., ChatClient]) -> ChatClient:
 def enqueue(real_r: redis.Redis) -> Callable[..., dict[str, Any]]:
     """enqueue(config, **over): render, record and enqueue a jabber alert as the notifier does."""
     def _enqueue(config: Config, **over: Any) -> dict[str, Any]:
-        alert = make_alert(**over)
-        alert["subject"], alert["body"] = render_alert(alert, config)
-        with real_r.pipeline() as pipe:
-            pipe.multi()
-            enqueue_alert(real_r, pipe, alert, config)
-            pipe.execute()
-        return alert
+        return enqueue_like_notifier(real_r, config, make_alert(**over))
     return _enqueue
 
 
