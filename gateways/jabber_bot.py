@@ -249,14 +249,10 @@ class Bot:
         return self._ack_all(failing, sender, comment, options, now)
 
     def _maint_entities(self, match: re.Match[str], sender: str, now: int) -> str:
-        pattern = match.group(1).strip()
         comment, options = split_options(match.group(2) or "", ("start-in", "start-at", "duration"))
-        names = self._matching_entities(pattern)
-        if not names:
-            return f"found no entities matching /{pattern}/"
-        checks = self._current_checks(names)
-        if not checks:
-            return f"found no checks on entities matching /{pattern}/"
+        checks = self._checks_of_entities(match.group(1).strip())
+        if isinstance(checks, str):
+            return checks
         start = maintenance_start(options, now)
         duration = human_duration(options.get("duration"), BULK_DURATION)
         summary = f"{sender}: {comment or DEFAULT_COMMENT}"
@@ -266,14 +262,16 @@ class Bot:
         return "\n".join(["Maint list:"] + [f"{e}:{c}" for e, c in checks])
 
     def _status_entities(self, match: re.Match[str], sender: str, now: int) -> str:
-        pattern = match.group(1).strip()
+        checks = self._checks_of_entities(match.group(1).strip())
+        return checks if isinstance(checks, str) else self._status_list(checks)
+
+    def _checks_of_entities(self, pattern: str) -> list[tuple[str, str]] | str:
+        """Current checks of the entities matching /pattern/, or the reply saying there are none."""
         names = self._matching_entities(pattern)
         if not names:
             return f"found no entities matching /{pattern}/"
         checks = self._current_checks(names)
-        if not checks:
-            return f"found no checks on entities matching /{pattern}/"
-        return self._status_list(checks)
+        return checks or f"found no checks on entities matching /{pattern}/"
 
     def _ack_checks(self, match: re.Match[str], sender: str, now: int) -> str:
         check_re = compile_pattern(match.group(1).strip())

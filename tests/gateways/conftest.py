@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from email import message_from_bytes, policy
@@ -19,6 +18,7 @@ from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.store import alerts as alert_store
 from gateways.worker import run_gateway
 from tests.alerting import enqueue_like_notifier
+from tests.polling import wait_for  # noqa: F401 (imported by this suite's tests)
 
 START = 1_700_000_000
 
@@ -121,11 +121,3 @@ def status_of(client: redis.Redis, alert_id: str) -> dict[str, str]:
     return alert_store.load_alert(client, alert_id) or {}
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("condition not met in time")

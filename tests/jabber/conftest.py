@@ -24,6 +24,7 @@ from flapjack_py.config import Config, load_config
 from flapjack_py.embedded_redis import EmbeddedRedis
 from gateways.jabber import JabberGateway, close_loop
 from tests.alerting import enqueue_like_notifier
+from tests.polling import wait_for as poll
 
 from .prosody import DOMAIN, MUC, Prosody
 
@@ -208,13 +209,7 @@ def make_alert(**over: Any) -> dict[str, Any]:
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = WAIT, what: str = "condition") -> Any:
-    """Poll `predicate` until truthy (bounded); return its value."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not met within {timeout}s")
+    """Poll `predicate` until truthy (bounded), with this suite's longer default wait."""
+    return poll(predicate, timeout, what)
 
 
