@@ -97,3 +97,13 @@ def test_alert_payload_fields() -> None:
         "rollup": "problem", "state": "critical", "contact_first_name": "Ada", "notification_type": "problem",
         "event_count": 7, "tags": ["a", "b"], "rollup_threshold": 1}
     assert alert["rollup_alerts"] == {"foo:a": {"duration": 100, "state": "critical", "summary": "s"}}
+
+
+def test_without_threshold_only_the_notified_check_is_cleaned() -> None:
+    """No rollup decision reads the set without a threshold, so other (even stale) members are not examined."""
+    stale = {"foo:b": failing("foo:b", state="ok")}
+    problem = decide({"foo:b": 1.0}, dict(stale), threshold=None)
+    assert (problem.rollup, problem.add, problem.removed) == ("", True, ())
+    recovery = decide({"foo:a": 1.0, "foo:b": 2.0}, {**stale, "foo:a": failing("foo:a", state="ok")},
+                      threshold=None, state="ok", type=NotificationType.RECOVERY)
+    assert (recovery.rollup, recovery.add, recovery.removed) == ("", False, ("foo:a",))
