@@ -6,12 +6,10 @@ Bounded: a few examples per operation, no deadline, over the real Redis server
 
 from __future__ import annotations
 
-import fakeredis
 import pytest
 import redis
 import schemathesis
 from flask import Flask
-from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -21,6 +19,7 @@ from schemathesis.specs.openapi.checks import (
 
 from flapjack_py.executive import Executive
 from flapjack_py.store.events import push_event
+from tests.api.fuzzing import operations, run_cases
 from web import create_app
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
@@ -35,21 +34,7 @@ def fuzz_app(real_r: redis.Redis) -> Flask:
     return create_app(redis=real_r)
 
 
-def _operations() -> list[tuple[str, str]]:
-    """(METHOD, path) of every operation in the document, listed at collection time (no server needed)."""
-    app = create_app(redis=fakeredis.FakeRedis())
-    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
-    return [(op.ok().method.upper(), op.ok().path) for op in schema.get_all_operations()]
-
-
-@pytest.mark.parametrize(("method", "path"), _operations())
+@pytest.mark.parametrize(("method", "path"), operations())
 def test_api_conforms(fuzz_app: Flask, method: str, path: str) -> None:
-    operation = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_app)[path][method]
-
-    @given(case=operation.as_strategy())
-    @settings(max_examples=5, deadline=None, derandomize=True,
-              suppress_health_check=list(HealthCheck), database=None)
-    def conforms(case: schemathesis.Case) -> None:
-        case.call_and_validate(checks=CHECKS)
-
-    conforms()
+    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", fuzz_app)
+    run_cases(schema, method, path, 5, lambda case: case.call_and_validate(checks=CHECKS))
