@@ -1,86 +1,125 @@
-"""Configuration: YAML overlaid on the defaults, validated, returned as frozen dataclasses.
+"""Configuration: YAML overlaid on the defaults, validated by typed models, returned frozen.
 
-Every default lives here; config.example.yml lists the same keys (a test keeps
-the two in step). A bad setting raises ConfigError naming the key and the problem.
-Strings of the form `${ENV_VAR}` are replaced by that environment variable.
+Every default lives here (gateway settings in gateway_config.py); config.example.yml
+lists the same keys (a test keeps the two in step). A bad setting raises ConfigError
+naming the dotted key and the problem. Strings of the form `${ENV_VAR}` are replaced
+by that environment variable. Sections are frozen pydantic models with unknown keys
+refused; each gateway's settings are validated by its model and kept as a plain
+mapping (Config.gateway(medium)).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
+from pydantic import AfterValidator, BeforeValidator, Field
 
-from .durations import parse_duration
-from .errors import ConfigError, InvalidDuration
+from .config_types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
+from .errors import ConfigError
+from .gateway_config import GatewaysSection
 
 KNOWN_MEDIA = ("email", "sms", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "slack", "sns", "apprise")
 """Media an alert may be addressed to; anything else is logged and skipped."""
+MAX_BATCH_SIZE = 100_000
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+"""Largest `executive.max_event_bytes` allowed (64 MiB)."""
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
-@dataclass(frozen=True)
-class RedisConfig:
+def _time_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValueError(f"unknown time zone {name!r}") from None
+    return name
+
+
+def _redis_url(url: str) -> str:
+    if not url.startswith(_REDIS_SCHEMES):
+        raise ValueError(f"expected a URL starting with {', '.join(_REDIS_SCHEMES)}")
+    return url
+
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+class RedisConfig(Section):
     """Where Redis is; with no url flapjack starts the embedded server."""
 
-    url: str | None = None
-    data_dir: str | None = None  # embedded server's data directory; None = user data dir
-    embedded_binary: str | None = None  # path to a redis/valkey server binary; None = find one
+    url: Annotated[Text, AfterValidator(_redis_url)] | None = None
+    data_dir: Text | None = None
+    """Embedded server's data directory; None = the user data dir."""
+    embedded_binary: Text | None = None
+    """Path to a redis/valkey server binary; None = find one."""
 
 
-@dataclass(frozen=True)
-class ExecutiveConfig:
+class ExecutiveConfig(Section):
     """The event processor and notifier."""
 
-    queue: str = "events"
-    archive_events: bool = False
-    events_archive_maxage: int = 10800  # seconds
-    new_check_scheduled_maintenance_duration: int = 3_155_760_000  # "100 years"
-    new_check_scheduled_maintenance_ignore_tags: tuple[str, ...] = ()
-    default_contact_timezone: str = "UTC"
-    initial_failure_delay: int = 30  # seconds
-    repeat_failure_delay: int = 60  # seconds
-    batch_size: int = 1000  # most events taken per round trip when the queue is deep
-    alert_retention: int = 30 * 86400  # seconds alert history is kept
-    notification_log_file: str | None = None  # "E:C | TYPE | CID | MEDIUM | ADDRESS" lines
+    queue: Annotated[Text, Field(max_length=200)] = "events"
+    archive_events: Bool = False
+    events_archive_maxage: Seconds = 10800
+    new_check_scheduled_maintenance_duration: Seconds = 3_155_760_000  # "100 years"
+    new_check_scheduled_maintenance_ignore_tags: Texts = ()
+    default_contact_timezone: Annotated[Text, AfterValidator(_time_zone)] = "UTC"
+    initial_failure_delay: Seconds = 30
+    repeat_failure_delay: Seconds = 60
+    batch_size: Annotated[int, Field(ge=1, le=MAX_BATCH_SIZE, strict=True)] = 1000
+    """Most events taken per round trip when the queue is deep."""
+    max_event_bytes: Annotated[int, Field(ge=1024, le=MAX_EVENT_BYTES, strict=True)] = 64 * 1024
+    """Longest event (bytes of JSON) accepted; longer ones are rejected unparsed."""
+    alert_retention: Seconds = 30 * 86400
+    """Seconds alert history is kept."""
+    notification_log_file: Text | None = None
+    """File for "E:C | TYPE | CID | MEDIUM | ADDRESS" lines."""
 
 
-@dataclass(frozen=True)
-class WebConfig:
+class WebConfig(Section):
     """The JSON API and web UI."""
 
-    bind: str = "127.0.0.1"
-    port: int = 3080
-    api_token: tuple[str, ...] = ()
-    api_base_url: str | None = None
-    threads: int = 8
+    bind: Text = "127.0.0.1"
+    port: Port = 3080
+    api_token: TextOrTexts = ()
+    api_base_url: Text | None = None
+    threads: Annotated[int, Field(ge=1, le=256, strict=True)] = 8
 
 
-@dataclass(frozen=True)
-class LoggingConfig:
+class LoggingConfig(Section):
     """Log level, destination and format for the command line tools."""
 
-    level: str = "INFO"
-    file: str | None = None
-    format: str = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    level: Annotated[Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"], BeforeValidator(_upper)] = "INFO"
+    file: Text | None = None
+    format: Text = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-@dataclass(frozen=True)
-class Config:
-    """The whole configuration. `gateways` maps medium -> its settings (see gateways.base)."""
+class _Sections(Section):
+    """The sections every Config has, as typed models."""
 
-    redis: RedisConfig = field(default_factory=RedisConfig)
-    executive: ExecutiveConfig = field(default_factory=ExecutiveConfig)
-    web: WebConfig = field(default_factory=WebConfig)
-    logging: LoggingConfig = field(default_factory=LoggingConfig)
-    gateways: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    redis: RedisConfig = RedisConfig()
+    executive: ExecutiveConfig = ExecutiveConfig()
+    web: WebConfig = WebConfig()
+    logging: LoggingConfig = LoggingConfig()
+
+
+class _Document(_Sections):
+    """A whole config file as validated: the gateways typed per medium."""
+
+    gateways: GatewaysSection = GatewaysSection()
+
+
+class Config(_Sections):
+    """The whole configuration. `gateways` maps medium -> its validated settings (see gateways.base)."""
+
+    gateways: Mapping[str, Mapping[str, Any]] = Field(default_factory=dict)
 
     def gateway(self, medium: str) -> Mapping[str, Any]:
         """Settings of one gateway ({} when not configured)."""
@@ -91,16 +130,6 @@ class Config:
         return bool(self.gateway(medium).get("enabled", False))
 
 
-_DURATION_KEYS = {
-    "executive.events_archive_maxage",
-    "executive.new_check_scheduled_maintenance_duration",
-    "executive.initial_failure_delay",
-    "executive.repeat_failure_delay",
-    "executive.alert_retention",
-}
-_SECTIONS = {"redis": RedisConfig, "executive": ExecutiveConfig, "web": WebConfig, "logging": LoggingConfig}
-
-
 def load_config(source: Config | Mapping[str, Any] | None = None) -> Config:
     """Return a Config from parsed YAML (`None` = all defaults); raise ConfigError when bad."""
     if isinstance(source, Config):
@@ -109,12 +138,9 @@ def load_config(source: Config | Mapping[str, Any] | None = None) -> Config:
         source = {}
     if not isinstance(source, Mapping):
         raise ConfigError(f"config: expected a mapping of sections, got {type(source).__name__}")
-    data = expand_env(source)
-    unknown = sorted(set(data) - set(_SECTIONS) - {"gateways"})
-    if unknown:
-        raise ConfigError(f"{unknown[0]}: unknown section (known: redis, executive, gateways, web, logging)")
-    sections = {name: _load_section(name, cls, data.get(name)) for name, cls in _SECTIONS.items()}
-    return Config(**sections, gateways=_load_gateways(data.get("gateways")))
+    document = validated(_Document, {key: {} if value is None else value for key, value in expand_env(source).items()})
+    sections = {name: getattr(document, name) for name in _Sections.model_fields}
+    return Config(**sections, gateways=document.gateways.as_mappings())
 
 
 def read_config_file(path: str | os.PathLike[str] | None) -> Config:
@@ -151,82 +177,10 @@ def expand_env(value: Any) -> Any:
 
 def _with_env_overrides(config: Config) -> Config:
     url = os.environ.get("FLAPJACK_REDIS_URL")
-    if url:
-        return dataclasses.replace(config, redis=dataclasses.replace(config.redis, url=url))
-    return config
-
-
-def _load_section(name: str, cls: type, raw: Any) -> Any:
-    if raw is None:
-        return cls()
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"{name}: expected a mapping, got {type(raw).__name__}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    values = {}
-    for key, value in raw.items():
-        dotted = f"{name}.{key}"
-        if key not in fields:
-            raise ConfigError(f"{dotted}: unknown setting")
-        values[key] = _coerce(dotted, fields[key], value)
-    return cls(**values)
-
-
-def _coerce(dotted: str, fld: dataclasses.Field[Any], value: Any) -> Any:
-    default = fld.default
-    if dotted in _DURATION_KEYS:
-        try:
-            return parse_duration(value)
-        except InvalidDuration as exc:
-            raise ConfigError(f"{dotted}: {exc}") from exc
-    if dotted == "web.api_token":
-        return _string_tuple(dotted, [value] if isinstance(value, str) else value)
-    if isinstance(default, tuple):
-        return _string_tuple(dotted, value)
-    if value is None:
-        if default is None:
-            return None
-        raise ConfigError(f"{dotted}: must not be empty")
-    if isinstance(default, bool):
-        if not isinstance(value, bool):
-            raise ConfigError(f"{dotted}: expected true or false, got {value!r}")
-        return value
-    if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ConfigError(f"{dotted}: expected a non-negative integer, got {value!r}")
-        return value
-    if not isinstance(value, str):
-        raise ConfigError(f"{dotted}: expected a string, got {value!r}")
-    return value
-
-
-def _string_tuple(dotted: str, value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{dotted}: expected a list of strings, got {value!r}")
-    return tuple(value)
-
-
-def _load_gateways(raw: Any) -> dict[str, dict[str, Any]]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"gateways: expected a mapping of medium -> settings, got {type(raw).__name__}")
-    gateways = {}
-    for medium, settings in raw.items():
-        dotted = f"gateways.{medium}"
-        if medium not in KNOWN_MEDIA:
-            raise ConfigError(f"{dotted}: unknown gateway (known: {', '.join(KNOWN_MEDIA)})")
-        settings = settings or {}
-        if not isinstance(settings, Mapping):
-            raise ConfigError(f"{dotted}: expected a mapping, got {type(settings).__name__}")
-        if not isinstance(settings.get("enabled", False), bool):
-            raise ConfigError(f"{dotted}.enabled: expected true or false, got {settings['enabled']!r}")
-        retries = settings.get("retries", 3)
-        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise ConfigError(f"{dotted}.retries: expected a non-negative integer, got {retries!r}")
-        workers = settings.get("workers", 1)
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ConfigError(f"{dotted}.workers: expected a positive integer, got {workers!r}")
-        gateways[medium] = dict(settings)
-    return gateways
+    if not url:
+        return config
+    try:
+        redis = validated(RedisConfig, {**config.redis.model_dump(), "url": url})
+    except ConfigError as exc:
+        raise ConfigError(f"FLAPJACK_REDIS_URL: {str(exc).partition(': ')[2]}") from None
+    return config.model_copy(update={"redis": redis})

@@ -2,7 +2,7 @@
 
 Settings `gateways.email.smtp_config`: host [localhost], port [25], starttls
 [false], ssl [false], from [flapjack@<fqdn>], reply_to [= from], auth {type
-[plain], username, password}, timeout [10]. One SMTP connection is kept open
+[plain], username, password}, timeout [30] (defaults: flapjack_py.gateway_config). One SMTP connection is kept open
 between alerts and reopened when the server has dropped it.
 """
 

@@ -57,5 +57,6 @@ def test_gateway_command_names_the_missing_key(tmp_path, redis_server):
     cli = [sys.executable, "-c", "from flapjack_py.cli import main; main()", "gateway"]
     missing = subprocess.run([*cli, "sms_twilio", "--burst"], env=env, capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0 and "gateways.sms_twilio.auth_token" in missing.stderr
+    config_path.write_text(yaml.safe_dump({"redis": {"url": redis_server.url}}))
     absent = subprocess.run([*cli, "slack", "--burst"], env=env, capture_output=True, text=True, timeout=60)
     assert absent.returncode != 0 and "gateways.slack" in absent.stderr

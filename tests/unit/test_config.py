@@ -129,3 +129,58 @@ def test_config_file_named_by_environment(write_config: Callable[[str], Path], m
 def test_bad_config_file_names_the_key(write_config: Callable[[str], Path], text: str, key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         read_config_file(write_config(text))
+
+
+@pytest.mark.parametrize(("gateways", "key"), [
+    ({"email": {"smtp_config": {"port": "abc"}}}, "gateways.email.smtp_config.port"),
+    ({"email": {"smtp_config": {"port": 70000}}}, "gateways.email.smtp_config.port"),
+    ({"email": {"smtp_config": {"starttls": "yes"}}}, "gateways.email.smtp_config.starttls"),
+    ({"email": {"smtp_config": {"auth": {"type": "magic"}}}}, "gateways.email.smtp_config.auth.type"),
+    ({"email": {"smtp_config": {"hots": "mail"}}}, "gateways.email.smtp_config.hots"),
+    ({"email": {"retries": -1}}, "gateways.email.retries"),
+    ({"email": {"retry_intervals": ["soon"]}}, "gateways.email.retry_intervals.0"),
+    ({"slack": {"timeout": 0}}, "gateways.slack.timeout"),
+    ({"jabber": {"port": 0}}, "gateways.jabber.port"),
+    ({"jabber": {"rooms": "ops@conference.example.com"}}, "gateways.jabber.rooms"),
+    ({"pagerduty": {"events_api": "v3"}}, "gateways.pagerduty.events_api"),
+    ({"sms_twilio": {"enabled": True, "account_sid": "AC1"}}, "gateways.sms_twilio.auth_token"),
+    ({"slack": {"enabled": True}}, "gateways.slack.endpoint"),
+    ({"telegraph": {}}, "gateways.telegraph"),
+])
+def test_bad_gateway_setting_names_the_key(gateways: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.") + ":"):
+        load_config({"gateways": gateways})
+
+
+@pytest.mark.parametrize(("config", "key"), [
+    ({"executive": {"batch_size": 0}}, "executive.batch_size"),
+    ({"executive": {"initial_failure_delay": "5000 years"}}, "executive.initial_failure_delay"),
+    ({"executive": {"default_contact_timezone": "Mars/Olympus"}}, "executive.default_contact_timezone"),
+    ({"web": {"port": 0}}, "web.port"),
+    ({"web": {"api_token": ""}}, "web.api_token"),
+    ({"redis": {"url": "http://localhost:6379"}}, "redis.url"),
+    ({"logging": {"level": "chatty"}}, "logging.level"),
+])
+def test_out_of_range_names_the_key(config: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config(config)
+
+
+def test_secret_values_are_not_echoed_in_errors() -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_config({"redis": {"url": "http://flapjack:hunter22@localhost"}})
+    with pytest.raises(ConfigError) as raised_secret:
+        load_config({"gateways": {"sms_twilio": {"auth_token": ["hunter22"]}}})
+
+    assert "hunter22" not in str(raised.value) + str(raised_secret.value)
+
+
+def test_gateway_settings_are_typed_mappings_with_defaults() -> None:
+    config = load_config({"gateways": {"email": None, "sms_twilio": {"enabled": True, "account_sid": "AC1",
+                                                                     "auth_token": "t0ken", "from": "+1555"}}})
+
+    assert config.gateway("email")["smtp_config"]["port"] == 25
+    assert config.gateway_enabled("email") is False
+    assert config.gateway("sms_twilio")["from"] == "+1555"
+    assert config.gateway_enabled("sms_twilio") is True
+    assert config.gateway("slack") == {}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import yaml
@@ -17,7 +16,7 @@ def test_example_loads_and_every_core_setting_is_its_default() -> None:
     loaded = load_config(raw)
     defaults = Config()
     for section in ("redis", "executive", "web", "logging"):
-        names = {f.name for f in dataclasses.fields(getattr(defaults, section))}
+        names = set(type(getattr(defaults, section)).model_fields)
         assert set(raw[section]) == names, f"{section}: example and defaults list different settings"
         assert getattr(loaded, section) == getattr(defaults, section), section
 
