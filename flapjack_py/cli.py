@@ -54,16 +54,25 @@ def server(config: Config) -> None:
     sys.exit(run_server(config))
 
 
+_METRICS_PORT = click.option("--metrics-port", type=click.IntRange(1, 65535), metavar="PORT",
+                             help="Also serve Prometheus /metrics on 127.0.0.1:PORT.")
+
+
 @main.command()
 @click.option("--burst", is_flag=True, help="Process what is queued, then exit.")
+@_METRICS_PORT
 @click.pass_obj
-def executive(config: Config, burst: bool) -> None:
+def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
     """Run the executive: take events, update check state, notify."""
     from .connection import open_redis
     from .executive import Executive
 
     client, embedded = open_redis(config)
     try:
+        if metrics_port:
+            from .metrics import serve as serve_metrics
+
+            serve_metrics(metrics_port, client, config)
         ex = Executive(client, config)
         if burst:
             click.echo(f"processed {ex.drain()} events")
@@ -77,10 +86,17 @@ def executive(config: Config, burst: bool) -> None:
 @main.command()
 @click.argument("name")
 @click.option("--burst", is_flag=True, help="Deliver what is queued, then exit.")
+@_METRICS_PORT
 @click.pass_obj
-def gateway(config: Config, name: str, burst: bool) -> None:
+def gateway(config: Config, name: str, burst: bool, metrics_port: int | None) -> None:
     """Run the delivery worker of gateway NAME (email, jabber, pagerduty, sms, slack, ...)."""
     from gateways.worker import run_gateway
+
+    if metrics_port:
+        from .connection import open_redis
+        from .metrics import serve as serve_metrics
+
+        serve_metrics(metrics_port, open_redis(config)[0], config)
 
     sys.exit(run_gateway(name, config, burst=burst))
 

@@ -31,6 +31,7 @@ from .notification import Notification, NotificationType, notification_type_for
 from .store import checks as check_store
 from .store import decoded
 from .store import maintenance as maint
+from .store import metrics as metric_store
 from .store.alerts import trim_alert_indexes
 from .store.events import EventQueue, drop_stale_archive_keys, utc_hour
 from .store.writes import WriteBuffer
@@ -42,6 +43,7 @@ HEARTBEAT_TTL = 30  # seconds without a heartbeat before this executive's in-fli
 HEARTBEAT_EVERY = 5.0  # seconds between heartbeats
 RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight events
 CHECK_TAGS_EVERY = 10.0  # seconds the list of check tags is cached
+METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
 
 
 class _InFlightTaken(Exception):
@@ -76,6 +78,8 @@ class Executive:
         self._last_beat = self._last_recovery = self._check_tags_at = 0.0
         self._check_tags: list[str] = []
         self._hour = ""
+        self._batch_seconds: list[float] = []
+        self._last_metrics = 0.0
 
     # --- public entry points -----------------------------------------------
 
@@ -88,6 +92,7 @@ class Executive:
             self._housekeeping()
             batch = self.queue.take(self.cfg.batch_size)
             if not batch:
+                self._flush_metrics()
                 return taken
             self._process_batch(batch)
             taken += len(batch)
@@ -113,6 +118,7 @@ class Executive:
                 time.sleep(backoff)
                 backoff = min(backoff * 2, 30.0)
                 self._recover_own()
+        self._flush_metrics()
         self.queue.unregister()
         log.info("executive stopped")
 
@@ -144,12 +150,25 @@ class Executive:
         if mono - self._last_recovery >= RECOVERY_EVERY:
             self.queue.recover_orphans()
             self._last_recovery = mono
+        if mono - self._last_metrics >= METRICS_EVERY:
+            self._flush_metrics()
+            self._last_metrics = mono
         hour = utc_hour(time.time())
         if hour != self._hour:
             if self._hour:
                 drop_stale_archive_keys(self.raw)
                 trim_alert_indexes(self.raw, int(time.time()), self.cfg.alert_retention)
             self._hour = hour
+
+    def _flush_metrics(self) -> None:
+        """Batch timings kept in memory go to the shared histogram (one pipeline, at most once a second)."""
+        if not self._batch_seconds:
+            return
+        pipe = self.raw.pipeline(transaction=False)
+        for seconds in self._batch_seconds:
+            metric_store.observe_batch(pipe, seconds)
+        self._batch_seconds.clear()
+        pipe.execute()
 
     def _recover_own(self) -> None:
         try:
@@ -162,6 +181,13 @@ class Executive:
     # --- batches -----------------------------------------------------------
 
     def _process_batch(self, raws: list[bytes]) -> None:
+        started = time.perf_counter()
+        try:
+            self._process_raws(raws)
+        finally:
+            self._batch_seconds.append(time.perf_counter() - started)
+
+    def _process_raws(self, raws: list[bytes]) -> None:
         parsed = [self._parse(raw) for raw in raws]
         batch = self._load_batch([p for p in parsed if isinstance(p, Event)])
         batch.in_flight = len(raws)
@@ -282,6 +308,7 @@ class Executive:
     def _reject(self, writes: WriteBuffer, raw: bytes, now: int, reason: str) -> None:
         log.warning("rejected event (%s): %.200r", reason, raw)
         self.queue.reject(writes, raw, now)
+        metric_store.count_rejected(writes, reason)
 
     # --- one event ---------------------------------------------------------
 

@@ -70,6 +70,11 @@ def executive_heartbeat(host: str, pid: int) -> str:
     return f"executive_heartbeat:{host}:{pid}"
 
 
+def executive_heartbeat_pattern() -> str:
+    """SCAN pattern matching every executive_heartbeat:* key."""
+    return "executive_heartbeat:*"
+
+
 def executive_instance_pattern() -> str:
     """SCAN pattern matching every executive_instance:* hash."""
     return "executive_instance:*"
@@ -383,3 +388,32 @@ def pagerduty_acks_running() -> str:
 def contact_mass_update_lock() -> str:
     """string + TTL: the API's lock around contact, media and PagerDuty writes."""
     return "semaphores:contact_mass_update"
+
+
+# --- metrics (flapjack-py's own, outside Flapjack's layout) -----------------
+
+
+def metrics_alerts() -> str:
+    """hash: `MEDIUM|TYPE|STATUS` -> number of alerts that reached that status (monotonic counters)."""
+    return "flapjack_metrics:alerts"
+
+
+def metrics_delivery_seconds(medium: str) -> str:
+    """hash: histogram of enqueue -> delivered seconds of a medium: bucket upper bound -> count, plus
+    `sum` and `count`."""
+    return f"flapjack_metrics:delivery_seconds:{medium}"
+
+
+def metrics_delivery_seconds_pattern() -> str:
+    """SCAN pattern matching every metrics_delivery_seconds hash."""
+    return "flapjack_metrics:delivery_seconds:*"
+
+
+def metrics_batch_seconds() -> str:
+    """hash: histogram of the executive's batch processing seconds: bucket upper bound -> count, `sum`, `count`."""
+    return "flapjack_metrics:batch_seconds"
+
+
+def metrics_rejected() -> str:
+    """hash: reject reason class -> number of events rejected for it (monotonic counters)."""
+    return "flapjack_metrics:rejected"

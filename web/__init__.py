@@ -39,9 +39,11 @@ def create_app(redis: redis_lib.Redis | None = None, config: Config | dict[str, 
     app.extensions["flapjack"] = FlapjackContext(raw=redis, client=decoded(redis), config=cfg)
     from .api import bp as api_bp
     from .errors import register_error_handlers
+    from .metrics import bp as metrics_bp
     from .middleware import MethodOverride
 
     app.register_blueprint(api_bp)
+    app.register_blueprint(metrics_bp)
     _register_ui(app)
     register_error_handlers(app)
     app.wsgi_app = MethodOverride(app.wsgi_app)  # type: ignore[method-assign]

@@ -12,6 +12,8 @@ from typing import Any
 import redis
 
 from .. import keys
+from . import metrics
+from .client import to_int
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,7 @@ def add_alert(pipe: redis.client.Pipeline, alert: Mapping[str, Any], retention: 
                   keys.alerts_by_check(entity, check), keys.alerts_by_time(day)):
         pipe.zadd(index, {alert_id: ts})
     pipe.expire(keys.alerts_by_time(day), retention + 86400)
+    metrics.count_alert(pipe, str(alert["media"]), str(alert.get("type") or ""), str(alert.get("status") or ""))
 
 
 def trim_alert_indexes(client: redis.Redis, now: int, retention: int) -> None:
@@ -68,15 +71,25 @@ def load_alert(client: redis.Redis, alert_id: str) -> dict[str, str] | None:
 def set_status(client: redis.Redis, alert_id: str, status: str, *, error: str | None = None,
                now: float | None = None) -> None:
     """Set an alert's delivery status (and `delivered_at` or `error`)."""
+    now = now if now is not None else time.time()
     fields = {"status": status}
     if status == AlertStatus.DELIVERED:
-        fields["delivered_at"] = str(int(now if now is not None else time.time()))
+        fields["delivered_at"] = str(int(now))
     if error is not None:
         fields["error"] = error
-    if client.exists(keys.alert(alert_id)):
-        client.hset(keys.alert(alert_id), mapping=fields)
-    else:
+    medium, alert_type, queued_at, previous = client.hmget(keys.alert(alert_id), "media", "type", "timestamp",
+                                                            "status")
+    if medium is None:
         log.warning("alert %s: no record (expired?); status %s not stored", alert_id, status)
+        return
+    pipe = client.pipeline(transaction=True)
+    pipe.hset(keys.alert(alert_id), mapping=fields)
+    if _s(previous or b"") != status:  # a retry that stays `queued` is not a new arrival at `queued`
+        metrics.count_alert(pipe, _s(medium), _s(alert_type or b""), status)
+    queued = None if queued_at is None else to_int(_s(queued_at))
+    if status == AlertStatus.DELIVERED and queued is not None:
+        metrics.observe_delivery(pipe, _s(medium), now - queued)
+    pipe.execute()
 
 
 def alert_ids(client: redis.Redis, index: str, start: float | str = "-inf", end: float | str = "+inf",

@@ -1,0 +1,166 @@
+"""Counters and histograms flapjack-py keeps for Prometheus, and the Redis reads `/metrics` is built from.
+
+Counters live in hashes outside Flapjack's key space (keys.metrics_*), so every
+web process reports the whole system, whichever process did the work.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from .. import keys
+from .client import str_client, to_int
+
+DELIVERY_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0)
+"""Upper bounds (s) of the enqueue -> delivered histogram; alert timestamps are whole seconds."""
+
+BATCH_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+"""Upper bounds (s) of the executive's batch processing histogram."""
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Cumulative bucket counts (upper bound -> count), sum and count, as Prometheus wants them."""
+
+    buckets: tuple[tuple[float, int], ...]
+    total: float
+    count: int
+
+
+@dataclass(frozen=True)
+class CheckCounts:
+    """Current checks by state, and how many are failing with nobody handling them."""
+
+    by_state: dict[str, int]
+    unhandled: int
+
+
+# --- writes (on the caller's pipeline) -------------------------------------
+
+
+def count_alert(pipe: Any, medium: str, alert_type: str, status: str) -> None:
+    """One more alert of `medium` and `alert_type` reached `status`."""
+    pipe.hincrby(keys.metrics_alerts(), f"{medium}|{alert_type}|{status}", 1)
+
+
+def observe(pipe: Any, key: str, bounds: Sequence[float], seconds: float) -> None:
+    """Add one observation to the histogram hash `key` (the first bucket whose bound holds it)."""
+    bucket = next((f"{b:g}" for b in bounds if seconds <= b), "+Inf")
+    pipe.hincrby(key, bucket, 1)
+    pipe.hincrby(key, "count", 1)
+    pipe.hincrbyfloat(key, "sum", round(seconds, 6))
+
+
+def observe_delivery(pipe: Any, medium: str, seconds: float) -> None:
+    """An alert of `medium` was delivered `seconds` after it was queued."""
+    observe(pipe, keys.metrics_delivery_seconds(medium), DELIVERY_BUCKETS, max(seconds, 0.0))
+
+
+def observe_batch(pipe: Any, seconds: float) -> None:
+    """The executive processed one batch in `seconds`."""
+    observe(pipe, keys.metrics_batch_seconds(), BATCH_BUCKETS, seconds)
+
+
+def count_rejected(pipe: Any, reason: str) -> None:
+    """One more event rejected; `reason` is classed by its text before the first ':' or '('."""
+    pipe.hincrby(keys.metrics_rejected(), reject_class(reason), 1)
+
+
+def reject_class(reason: str) -> str:
+    """A short, bounded label for a reject reason ("internal error: KeyError(..)" -> "internal error")."""
+    head = reason.split(":", 1)[0].split("(", 1)[0].strip().lower()
+    return head[:40] or "unknown"
+
+
+# --- reads ----------------------------------------------------------------
+
+
+def alert_counts(client: redis.Redis) -> dict[tuple[str, str, str], int]:
+    """(medium, type, status) -> alerts that reached that status."""
+    found = {}
+    for field, value in str_client(client).hgetall(keys.metrics_alerts()).items():
+        medium, _, rest = field.partition("|")
+        alert_type, _, status = rest.partition("|")
+        found[(medium, alert_type, status)] = to_int(value) or 0
+    return found
+
+
+def rejected_counts(client: redis.Redis) -> dict[str, int]:
+    """Reject reason class -> events rejected for it."""
+    return {k: to_int(v) or 0 for k, v in str_client(client).hgetall(keys.metrics_rejected()).items()}
+
+
+def delivery_histograms(client: redis.Redis) -> dict[str, Histogram]:
+    """Medium -> its enqueue -> delivered histogram."""
+    c = str_client(client)
+    prefix = keys.metrics_delivery_seconds("")
+    return {key[len(prefix):]: _histogram(c.hgetall(key), DELIVERY_BUCKETS)
+            for key in c.scan_iter(match=keys.metrics_delivery_seconds_pattern(), count=500)}
+
+
+def batch_histogram(client: redis.Redis) -> Histogram:
+    """The executive's batch processing histogram."""
+    return _histogram(str_client(client).hgetall(keys.metrics_batch_seconds()), BATCH_BUCKETS)
+
+
+def oldest_queued_age(client: redis.Redis, queue: str, now: float) -> float:
+    """Seconds since the oldest queued event's `time` (0 when the queue is empty or its time unreadable)."""
+    raw = str_client(client).lindex(keys.events(queue), -1)
+    if raw is None:
+        return 0.0
+    try:
+        stamp = float(json.loads(raw).get("time"))
+    except (ValueError, TypeError, AttributeError):
+        return 0.0
+    return max(now - stamp, 0.0) if stamp < 1e11 else 0.0
+
+
+def check_counts(client: redis.Redis) -> CheckCounts:
+    """Every known check's state; failing ones not acknowledged, not in maintenance and enabled are unhandled."""
+    c = str_client(client)
+    ids = [m for m in c.zrange(keys.all_checks(), 0, -1)]
+    p = c.pipeline(transaction=False)
+    for check_id in ids:
+        entity, check = keys.split_check_id(check_id)
+        p.hget(keys.check(entity, check), "state")
+        p.exists(keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled"))
+        p.zscore(keys.current_checks(entity), check)
+    replies = p.execute() if ids else []
+    by_state: dict[str, int] = {}
+    unhandled = 0
+    for state, in_maintenance, current in _triples(replies):
+        label = state or "unknown"
+        by_state[label] = by_state.get(label, 0) + 1
+        if label in ("warning", "critical", "unknown") and not in_maintenance and current is not None:
+            unhandled += 1
+    return CheckCounts(by_state, unhandled)
+
+
+def _triples(replies: list[Any]) -> Iterable[tuple[Any, Any, Any]]:
+    return zip(replies[0::3], replies[1::3], replies[2::3], strict=True)
+
+
+def _histogram(data: dict[str, str], bounds: Sequence[float]) -> Histogram:
+    running, buckets = 0, []
+    for bound in bounds:
+        running += to_int(data.get(f"{bound:g}")) or 0
+        buckets.append((bound, running))
+    running += to_int(data.get("+Inf")) or 0
+    buckets.append((float("inf"), running))
+    try:
+        total = float(data.get("sum") or 0)
+    except ValueError:
+        total = 0.0
+    return Histogram(tuple(buckets), total, running)
+
+
+def live_executives(client: redis.Redis) -> list[str]:
+    """`HOST:PID` of every executive whose heartbeat key is alive."""
+    prefix = keys.executive_heartbeat("", 0)[:-len(":0")]
+    return sorted(k[len(prefix):] for k in str_client(client).scan_iter(match=keys.executive_heartbeat_pattern(),
+                                                                         count=500))
