@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +28,12 @@ INSTANCE_TTL = 1_036_800  # 12 days, as Flapjack keeps executive_instance keys
 def push_event(client: redis.Redis, event: Mapping[str, Any], queue: str = "events") -> None:
     """LPUSH one event (a dict, serialised as JSON) for the executive."""
     client.lpush(keys.events(queue), json.dumps(dict(event)))
+
+
+def push_events(client: redis.Redis, events: Sequence[Mapping[str, Any]], queue: str = "events") -> None:
+    """LPUSH several events in one command, in order (the first is processed first)."""
+    if events:
+        client.lpush(keys.events(queue), *(json.dumps(dict(event)) for event in events))
 
 
 def utc_hour(now: float) -> str:

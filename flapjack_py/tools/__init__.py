@@ -9,7 +9,10 @@ from .importer import import_group
 from .maintenance import maintenance as maintenance_group
 from .purge import purge as purge_group
 from .receiver import receiver as receiver_group
+from .sensu import sensu_command
 from .simulate import simulate as simulate_group
+
+receiver_group.add_command(sensu_command)
 
 # Imported under other names so that `flapjack_py.tools.<module>` stays the module.
 COMMANDS: list[click.Command] = [simulate_group, maintenance_group, purge_group, receiver_group, import_group,

@@ -93,9 +93,10 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     metrics,
     openapi,
     pagerduty,
+    receivers,
     reports,
     rules,
 )
 
 __all__ = ["bp", "alerts", "checks", "contacts", "entities", "maintenance", "media", "metrics", "openapi",
-           "pagerduty", "reports", "rules"]
+           "pagerduty", "receivers", "reports", "rules"]

@@ -17,7 +17,7 @@ ERROR_RESPONSES = {
     status: {"description": text, "content": {"application/vnd.api+json": {"schema": {"$ref": "#/components/schemas/Errors"}}}}
     for status, text in (("400", "Bad request"), ("401", "Authentication required"), ("403", "Forbidden"),
                          ("404", "Not found"), ("409", "Conflict"), ("415", "Unsupported Content-Type"),
-                         ("422", "Unprocessable"), ("423", "Locked"))
+                         ("413", "Payload too large"), ("422", "Unprocessable"), ("423", "Locked"))
 }
 
 
@@ -28,10 +28,11 @@ def error_refs(*statuses: str) -> dict[str, Any]:
 
 def document() -> dict[str, Any]:
     """The whole OpenAPI document."""
-    from . import alerts, checks, contacts, entities, maintenance, media, metrics, pagerduty, reports, rules
+    from . import alerts, checks, contacts, entities, maintenance, media, metrics, pagerduty, receivers, reports, rules
 
     paths: dict[str, Any] = {}
-    for module in (contacts, media, pagerduty, rules, entities, checks, maintenance, reports, metrics, alerts):
+    for module in (contacts, media, pagerduty, rules, entities, checks, maintenance, reports, metrics, alerts,
+                   receivers):
         for path, item in module.PATHS.items():
             paths.setdefault(path, {}).update(item)
     return {

@@ -1,0 +1,82 @@
+"""Alertmanager webhook receiver: payload -> events (pure), and POST /api/receivers/alertmanager."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from flapjack_py import keys
+from flapjack_py.errors import InvalidEvent
+from flapjack_py.executive import Executive
+from flapjack_py.tools.alertmanager import LabelMapping, events_from_payload
+from web import create_app
+
+DATA = Path(__file__).parent / "data"
+NOW = 1_800_000_000
+
+
+def payload(name: str) -> dict:
+    return json.loads((DATA / name).read_text())
+
+
+def epoch(text: str) -> int:
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp())
+
+
+def test_grouped_firing_alerts_become_one_event_each():
+    first, second = events_from_payload(payload("alertmanager_firing_grouped.json"), now=NOW)
+    assert first == {
+        "type": "service", "entity": "web-01.example.com", "check": "node/HighLoad", "state": "warning",
+        "summary": "load 7.2 on web-01", "time": epoch("2026-11-23T09:59:42"),
+        "details": "15 min load average above 4 for 10 minutes\nrunbook: https://runbooks.example.com/load",
+        "tags": ["team:web"],
+    }
+    assert second["entity"] == "2001:db8::7"  # IPv6 instance, port stripped
+    assert second["state"] == "critical"
+    assert second["summary"] == "15 min load average above 8"  # description when there is no summary
+    assert "details" not in second
+
+
+def test_resolved_alert_is_ok_at_its_end_time_and_entity_label_wins():
+    [event] = events_from_payload(payload("alertmanager_resolved.json"), now=NOW)
+    assert event["state"] == "ok"
+    assert event["entity"] == "db-02"
+    assert event["time"] == epoch("2026-11-23T08:30:15")
+    assert event["tags"] == ["mountpoint:/var"]
+
+
+def test_label_names_are_configurable():
+    mapping = LabelMapping(entity_labels=("team",), check_label="alertname", job_label="nojob", severity_label="sev")
+    first, _ = events_from_payload(payload("alertmanager_firing_grouped.json"), mapping, now=NOW)
+    assert (first["entity"], first["check"], first["state"]) == ("web", "HighLoad", "critical")
+
+
+@pytest.mark.parametrize("bad", [{"alerts": "x"}, [], {"version": "3", "alerts": []},
+                                 {"alerts": [{"labels": {"job": "x"}}]}])
+def test_malformed_payloads_are_refused(bad):
+    with pytest.raises(InvalidEvent):
+        events_from_payload(bad, now=NOW)
+
+
+def test_webhook_queues_events_the_executive_turns_into_states(r):
+    app = create_app(redis=r, config={"executive": {"new_check_scheduled_maintenance_duration": 0}})
+    http = app.test_client()
+    answer = http.post("/api/receivers/alertmanager", json=payload("alertmanager_firing_grouped.json"))
+    assert answer.status_code == 202, answer.get_data(as_text=True)
+    assert answer.get_json() == {"queued": 2}
+    assert r.llen(keys.events()) == 2
+    Executive(r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
+    assert r.hget(keys.check("web-01.example.com", "node/HighLoad"), "state") == b"warning"
+    assert r.hget(keys.check("2001:db8::7", "node/HighLoad"), "state") == b"critical"
+
+
+def test_webhook_refuses_what_is_not_a_payload(r):
+    http = create_app(redis=r).test_client()
+    assert http.post("/api/receivers/alertmanager", json={"alerts": 3}).status_code == 422
+    assert http.post("/api/receivers/alertmanager", data="{", content_type="application/json").status_code == 400
+    too_many = {"version": "4", "alerts": [{"labels": {"alertname": "x"}}] * 1001}
+    assert http.post("/api/receivers/alertmanager", json=too_many).status_code == 413
+    assert r.llen(keys.events()) == 0
