@@ -19,6 +19,17 @@ import time_machine
 from flapjack_py.embedded_redis import EmbeddedRedis
 
 START = 1_700_000_000  # 2023-11-14 22:13:20 UTC, a Tuesday
+SERVER_FIXTURES = frozenset({"redis_server", "real_r", "smtp_server", "prosody"})
+"""Fixtures that start a real server: a test using any of them (directly or through another
+fixture) gets the `real` marker, so `-m "not real"` runs only the fast loop."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs a real server `real` (before `-m` selects)."""
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.real)
 
 
 @pytest.fixture
