@@ -80,6 +80,16 @@ def executive_instance_pattern() -> str:
     return "executive_instance:*"
 
 
+def receiver_counters(name: str) -> str:
+    """hash: counters of receiver NAME: read, pushed, rejected, rejected:REASON, updated_at (unix time)."""
+    return f"receiver_counters:{name}"
+
+
+def receiver_names() -> str:
+    """set: names of the receivers that have counters."""
+    return "receivers"
+
+
 # --- checks ----------------------------------------------------------------
 
 

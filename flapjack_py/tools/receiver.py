@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import logging
 import re
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import click
@@ -20,22 +23,24 @@ import redis
 
 from ..config import Config
 from ..store.events import push_event
-from . import httpbroker, json_feed, mirror, nagios
-from .session import redis_client
+from . import fifo, httpbroker, intake, json_feed, mirror, nagios
+from .session import intake_client, redis_client
 
 log = logging.getLogger(__name__)
 
-NAGIOS_HELP = """Nagios receiver: reads the Nagios perfdata named pipe.
+NAGIOS_HELP = """Nagios receiver: reads the Nagios perfdata named pipe (see README.md, "Nagios").
 
 \b
 nagios.cfg needs:
+  process_performance_data=1
   host_perfdata_file=/var/cache/nagios3/event_stream.fifo
   service_perfdata_file=/var/cache/nagios3/event_stream.fifo
   host_perfdata_file_template=[HOSTPERFDATA]\\t$TIMET$\\t$HOSTNAME$\\tHOST\\t$HOSTSTATE$\\t$HOSTEXECUTIONTIME$\\t$HOSTLATENCY$\\t$HOSTOUTPUT$\\t$HOSTPERFDATA$
   service_perfdata_file_template=[SERVICEPERFDATA]\\t$TIMET$\\t$HOSTNAME$\\t$SERVICEDESC$\\t$SERVICESTATE$\\t$SERVICEEXECUTIONTIME$\\t$SERVICELATENCY$\\t$SERVICEOUTPUT$\\t$SERVICEPERFDATA$
   host_perfdata_file_mode=p
   service_perfdata_file_mode=p
-and the pipe: mkfifo -m 0666 /var/cache/nagios3/event_stream.fifo
+Start the receiver before Nagios: it creates the pipe (--fifo-mode) and keeps it open, so a
+restarting Nagios never meets a closed or full pipe. A 10th field ($LONGSERVICEOUTPUT$) becomes the details.
 """
 
 
@@ -86,29 +91,60 @@ def oneoff(config: Config, entity: str, check: str, state: str, summary: str, se
 # --- nagios, nsca --------------------------------------------------------------
 
 
-def _fifo_group(name: str, parse: Callable[[str], dict[str, Any]], help_text: str) -> click.Group:
+class StartupError(click.ClickException):
+    """A receiver cannot start as told (e.g. its pipe's path is a plain file): one line, exit 2."""
+
+    exit_code = 2
+
+
+def _octal(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    try:
+        mode = int(value, 8)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an octal mode such as 0666") from None
+    if not 0 <= mode <= 0o777:
+        raise click.BadParameter(f"{value!r} is not a permission mode (0000-0777)")
+    return mode
+
+
+def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: str) -> click.Group:
     """The start|stop|restart|status group of a FIFO-reading receiver (run in the foreground)."""
     group = click.Group(name, help=help_text)
+    fifo_option = click.option("-f", "--fifo", default=default_fifo, show_default=True,
+                               help="PATH of the named pipe (created when missing).")
+    mode_option = click.option("--fifo-mode", default="0666", show_default=True, callback=_octal,
+                               help="Permissions (octal) of the named pipe when the receiver creates it.")
+    buffer_option = click.option("--buffer", type=click.IntRange(min=1), default=intake.DEFAULT_CAPACITY,
+                                 show_default=True, help="Events held while Redis is unreachable; when full the "
+                                 "receiver stops reading the pipe.")
+    name_option = click.option("--name", default=name, show_default=True,
+                               help="Name its counters are kept under (receiver_counters:NAME).")
 
     @group.command("start")
-    @click.option("-f", "--fifo", default=nagios.DEFAULT_FIFO, show_default=True, help="PATH of the named pipe.")
+    @fifo_option
+    @mode_option
+    @buffer_option
+    @name_option
     @click.option("-d/-D", "--daemonize/--no-daemonize", default=False,
                   help="Accepted for compatibility; the receiver always runs in the foreground.")
     @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
     @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
     @click.pass_obj
-    def start(config: Config, /, fifo: str, **_: Any) -> None:
+    def start(config: Config, /, fifo: str, fifo_mode: int, buffer: int, name: str, **_: Any) -> None:
         """Read the named pipe and queue its records, in the foreground."""
-        _run_fifo(config, fifo, parse, name)
+        _run_fifo(config, name, fifo, fifo_mode, buffer, parse)
 
     @group.command("restart")
-    @click.option("-f", "--fifo", default=nagios.DEFAULT_FIFO, show_default=True, help="PATH of the named pipe.")
+    @fifo_option
+    @mode_option
+    @buffer_option
+    @name_option
     @click.option("-p", "--pidfile", help="Accepted for compatibility.")
     @click.option("-l", "--logfile", help="Accepted for compatibility.")
     @click.pass_obj
-    def restart(config: Config, /, fifo: str, **_: Any) -> None:
+    def restart(config: Config, /, fifo: str, fifo_mode: int, buffer: int, name: str, **_: Any) -> None:
         """Same as start: there is no background receiver to stop."""
-        _run_fifo(config, fifo, parse, name)
+        _run_fifo(config, name, fifo, fifo_mode, buffer, parse)
 
     @group.command("stop")
     @click.option("-p", "--pidfile", help="Accepted for compatibility.")
@@ -127,23 +163,28 @@ def _fifo_group(name: str, parse: Callable[[str], dict[str, Any]], help_text: st
     return group
 
 
-def _run_fifo(config: Config, fifo: str, parse: Callable[[str], dict[str, Any]], name: str) -> None:
+def _run_fifo(config: Config, name: str, path: str, mode: int, buffer: int, parse: nagios.Parser) -> None:
     try:
-        nagios.check_fifo(fifo)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'-f' / '--fifo'") from None
-    click.echo(f"{name}-receiver reading {fifo} (Ctrl-C to stop)")
-    with redis_client(config) as client:
+        fifo.prepare_fifo(path, mode)
+    except fifo.FifoError as exc:
+        raise StartupError(str(exc)) from None
+    click.echo(f"{name}-receiver reading {path} (Ctrl-C to stop)")
+    with _stop_on_sigterm(), intake_client(config) as client:
+        feed = intake.Intake(client, name, config.executive.queue, buffer).start()
         try:
-            nagios.run_forever(client, fifo, parse, click.echo, _sleep)
+            nagios.read_pipe(path, feed, parse)
         except KeyboardInterrupt:
-            click.echo(f"{name}-receiver stopped")
+            pass
+        finally:
+            feed.close()
+    click.echo(f"{name}-receiver stopped")
 
 
-receiver.add_command(_fifo_group("nagios", nagios.parse_nagios_line, NAGIOS_HELP))
+receiver.add_command(_fifo_group("nagios", nagios.parse_nagios_line, NAGIOS_HELP, nagios.DEFAULT_FIFO))
 receiver.add_command(_fifo_group(
     "nsca", nagios.parse_nsca_line,
-    "NSCA receiver: reads `[TS] PROCESS_SERVICE_CHECK_RESULT;host;service;code;output` lines from a named pipe."))
+    "NSCA receiver: reads `[TS] PROCESS_SERVICE_CHECK_RESULT;host;service;code;output` lines from a named pipe "
+    "(nsca.cfg's command_file).", nagios.DEFAULT_NSCA_FIFO))
 
 
 # --- httpbroker ------------------------------------------------------------------
@@ -232,8 +273,21 @@ def _with_client(config: Config, server: str | None, database: int | None, work:
 
 
 def _sleep(seconds: float) -> None:
-    """Wait between FIFO reopenings or archive polls (tests replace this)."""
+    """Wait between archive polls (tests replace this)."""
     time.sleep(seconds)
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM (how `flapjack server` stops its children) ends the receiver like Ctrl-C: buffered events are sent."""
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _regex(text: str | None) -> re.Pattern[str] | None:

@@ -26,6 +26,20 @@ def redis_client(config: Config) -> Iterator[redis.Redis]:
             embedded.stop()
 
 
+@contextmanager
+def intake_client(config: Config) -> Iterator[redis.Redis]:
+    """Like redis_client, but a configured Redis need not answer yet: receivers buffer until it does."""
+    if not config.redis.url:
+        with redis_client(config) as client:
+            yield client
+        return
+    client = redis.Redis.from_url(config.redis.url, socket_connect_timeout=5, socket_timeout=30)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
 def comma_list(value: str | None) -> list[str]:
     """Split a comma list option ("a,b, c") into its non-empty, stripped parts."""
     if not value:

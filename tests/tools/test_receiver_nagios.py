@@ -1,16 +1,10 @@
-"""Nagios and NSCA receivers: record parsing (pure) and a real FIFO read."""
+"""Nagios and NSCA receivers: record parsing (pure) and the command's startup errors."""
 
 from __future__ import annotations
 
-import os
-import threading
-
 import pytest
 
-from flapjack_py.tools import nagios, receiver
-from flapjack_py.tools.nagios import RejectedLine, parse_nagios_line, parse_nsca_line, read_fifo_once
-
-from .conftest import queued
+from flapjack_py.tools.nagios import RejectedLine, parse_nagios_line, parse_nsca_line
 
 SERVICE = "[SERVICEPERFDATA]\t1700000000\tWeb-1\tHTTP\tCRITICAL\t0.1\t0.2\tconnection refused\ttime=0.1s"
 
@@ -47,6 +41,7 @@ def test_rejected_records(line, message):
     with pytest.raises(RejectedLine) as err:
         parse_nagios_line(line)
     assert str(err.value) == message
+    assert err.value.reason in ("fields", "timestamp", "object_type")
 
 
 def test_nsca_record_maps_return_codes():
@@ -59,52 +54,45 @@ def test_nsca_record_maps_return_codes():
         parse_nsca_line("[1700000000] PROCESS_SERVICE_CHECK_RESULT;web-1;HTTP;7;odd")
 
 
-def _write_later(path, text):
-    def write():
-        with open(path, "w") as fifo:
-            fifo.write(text)
-    thread = threading.Thread(target=write, daemon=True)
-    thread.start()
-    return thread
+def test_tab_in_long_output_is_kept_in_the_details():
+    event = parse_nagios_line(SERVICE + "\tcol1\tcol2\\nrow2\n")
+    assert (event["summary"], event["perfdata"], event["details"]) == ("connection refused", "time=0.1s",
+                                                                      "col1\tcol2\nrow2")
 
 
-def test_reads_a_real_fifo_until_eof(real_r, tmp_path):
-    path = str(tmp_path / "event_stream.fifo")
-    os.mkfifo(path)
-    writer = _write_later(path, SERVICE + "\nnot a record\n" + SERVICE.replace("HTTP", "SSH") + "\n")
-    said = []
-    assert read_fifo_once(real_r, path, parse_nagios_line, said.append) == 2
-    writer.join(5)
-    assert [(e["check"], e["state"]) for e in queued(real_r)] == [("HTTP", "CRITICAL"), ("SSH", "CRITICAL")]
-    assert said[1].startswith("ERROR - rejecting this line as it doesn't split")
+@pytest.mark.parametrize("tail", ["\ttime=0.1s", "\t", "\tmore\ttime=0.1s\tlong output"])
+def test_tab_in_plugin_output_is_rejected_not_shifted(tail):
+    line = SERVICE.replace("connection refused\ttime=0.1s", "connection\trefused" + tail)
+    with pytest.raises(RejectedLine) as err:
+        parse_nagios_line(line)
+    assert err.value.reason == "tab_in_output"
+    assert "a tab in the plugin output shifts the fields" in str(err.value)
 
 
-def test_start_command_reads_then_restarts(flapjack, real_r, tmp_path, monkeypatch):
-    path = str(tmp_path / "event_stream.fifo")
-    os.mkfifo(path)
-    writer = _write_later(path, SERVICE + "\n")
-
-    def stop(seconds):
-        assert seconds == nagios.RESTART_DELAY
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(receiver, "_sleep", stop)
-    result = flapjack("receiver", "nagios", "start", "-f", path)
-    writer.join(5)
-    assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[-2:] == [nagios.WHOOPS, "nagios-receiver stopped"]
-    assert len(queued(real_r)) == 1
+@pytest.mark.parametrize("perfdata", ["", "time=0.1s;1;2;0;10 size=5B", "'Disk /'=50%;80;90 'a b'=1"])
+def test_perfdata_forms_accepted(perfdata):
+    assert parse_nagios_line(SERVICE.replace("time=0.1s", perfdata))["perfdata"] == perfdata
 
 
-def test_start_refuses_a_missing_or_plain_file(flapjack, tmp_path):
-    missing = flapjack("receiver", "nagios", "start", "-f", str(tmp_path / "nope"))
-    assert missing.exit_code == 2
-    assert f"No fifo (named pipe) file found at {tmp_path / 'nope'}" in missing.stderr
+def test_nsca_reasons():
+    with pytest.raises(RejectedLine) as err:
+        parse_nsca_line("garbage")
+    assert err.value.reason == "format"
+
+
+def test_start_refuses_a_plain_file_in_one_line(flapjack, tmp_path):
     plain = tmp_path / "plain"
     plain.write_text("")
     result = flapjack("receiver", "nagios", "start", "-f", str(plain))
     assert result.exit_code == 2
-    assert "is not a named pipe, try using mkfifo to make one" in result.stderr
+    assert result.stderr == f"Error: {plain} exists and is not a named pipe (remove it, or point the receiver " \
+                            "elsewhere)\n"
+
+
+def test_start_refuses_a_bad_mode(flapjack, tmp_path):
+    result = flapjack("receiver", "nsca", "start", "-f", str(tmp_path / "p"), "--fifo-mode", "999")
+    assert result.exit_code == 2
+    assert "not an octal mode" in result.stderr
 
 
 def test_status_and_stop_say_nothing_runs_in_background(flapjack):

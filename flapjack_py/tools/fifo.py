@@ -1,0 +1,78 @@
+"""Named pipes that never close on their writers: create or check the FIFO, read lines forever.
+
+The receiver opens its pipe read-write: it is then a writer itself, so the pipe never
+reaches EOF when Nagios restarts, and a writer that opens it per line (nsca with
+aggregate_writes=0, O_NONBLOCK) always finds a reader instead of failing with ENXIO.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Iterator
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODE = 0o666
+"""Permissions of a FIFO the receiver creates (writers often run as another user, e.g. nagios)."""
+READ_SIZE = 65536
+"""Bytes asked of the pipe per read (its whole default buffer)."""
+MAX_LINE = 1 << 20
+"""Longest line kept, in bytes; a longer one is cut off and reported as too long."""
+TOO_LONG = object()
+"""Yielded by read_lines in place of a line longer than MAX_LINE."""
+
+
+class FifoError(ValueError):
+    """Raised when the pipe's path cannot be used: not a FIFO, or not readable/creatable."""
+
+
+def prepare_fifo(path: str, mode: int = DEFAULT_MODE) -> bool:
+    """Make sure `path` is a readable FIFO, creating it with `mode` when missing; return True if created."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return _create(path, mode)
+    if not stat.S_ISFIFO(info.st_mode):
+        raise FifoError(f"{path} exists and is not a named pipe (remove it, or point the receiver elsewhere)")
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise FifoError(f"the named pipe {path} is not readable and writable by this user")
+    return False
+
+
+def open_fifo(path: str) -> int:
+    """Open the FIFO read-write (never blocks, never sees EOF); return the file descriptor."""
+    return os.open(path, os.O_RDWR | os.O_CLOEXEC)
+
+
+def read_lines(fd: int) -> Iterator[str | object]:
+    """Lines of the pipe as they arrive (without their newline, UTF-8, bad bytes replaced); TOO_LONG for overlong ones.
+
+    Ends only if the pipe reaches EOF, which a read-write descriptor never does.
+    """
+    pending = b""
+    skipping = False
+    while chunk := os.read(fd, READ_SIZE):
+        *lines, pending = (pending + chunk).split(b"\n")
+        for raw in lines:
+            if skipping:
+                skipping = False
+                continue
+            yield raw.decode("utf-8", errors="replace")
+        if len(pending) > MAX_LINE:
+            if not skipping:
+                yield TOO_LONG
+            pending, skipping = b"", True
+
+
+def _create(path: str, mode: int) -> bool:
+    try:
+        os.mkfifo(path, mode)
+        os.chmod(path, mode)  # mkfifo applies the umask
+    except FileExistsError:  # a writer created it meanwhile: check what it made
+        return prepare_fifo(path, mode)
+    except OSError as exc:
+        raise FifoError(f"cannot create the named pipe {path}: {exc.strerror}") from None
+    log.info("created named pipe %s (mode %o)", path, mode)
+    return True
