@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,16 @@ def read_lines(fd: int) -> Iterator[str | object]:
             if not skipping:
                 yield TOO_LONG
             pending, skipping = b"", True
+
+
+def read_pipe(path: str, handle: Callable[[str | object], None]) -> None:
+    """Hand every line of the named pipe to `handle`, forever (the pipe is held open read-write)."""
+    fd = open_fifo(path)
+    try:
+        for line in read_lines(fd):
+            handle(line)
+    finally:
+        os.close(fd)
 
 
 def _create(path: str, mode: int) -> bool:

@@ -16,10 +16,13 @@ from typing import Any
 import redis
 
 from ..store.events import push_event
+from .intake import Intake
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TTL = 300  # seconds, when a state says ttl 0 or none
+MAX_BODY = 64 * 1024
+"""Largest POST body accepted, in bytes (413 beyond)."""
 SENT_FIELDS = ("entity", "check", "state", "summary")
 
 
@@ -68,48 +71,62 @@ class StateCache:
             return {k: dict(v) for k, v in self._states.items()}
 
 
+def cached_events(cache: StateCache, now: float) -> list[dict[str, Any]]:
+    """The event to send for every sendable cached state at `now`."""
+    events = (event_for(state, now) for state in cache.snapshot().values())
+    return [event for event in events if event is not None]
+
+
 def send_cached(client: redis.Redis, cache: StateCache, now: float) -> int:
-    """Queue an event for every sendable cached state; return how many were sent."""
-    sent = 0
-    for state in cache.snapshot().values():
-        event = event_for(state, now)
-        if event is not None:
-            push_event(client, event)
-            sent += 1
-    return sent
+    """Queue an event for every sendable cached state at once; return how many were sent."""
+    events = cached_events(cache, now)
+    for event in events:
+        push_event(client, event)
+    return len(events)
 
 
-def make_server(cache: StateCache, host: str, port: int) -> ThreadingHTTPServer:
-    """An HTTP server (not yet serving) for POST/GET /state on the cache."""
-    handler = type("BoundStateHandler", (_StateHandler,), {"cache": cache})
+def make_server(cache: StateCache, host: str, port: int, feed: Intake | None = None) -> ThreadingHTTPServer:
+    """An HTTP server (not yet serving) for POST/GET /state on the cache; POSTs are counted on `feed`."""
+    handler = type("BoundStateHandler", (_StateHandler,), {"cache": cache, "feed": feed})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     return server
 
 
-def run_sender(client: redis.Redis, cache: StateCache, interval: float, stop: threading.Event) -> None:
-    """Send the cache every `interval` seconds until `stop` is set."""
+def run_sender(feed: Intake, cache: StateCache, interval: float, stop: threading.Event) -> None:
+    """Hand the cache's events to `feed` every `interval` seconds until `stop` is set."""
     while not stop.wait(interval):
-        try:
-            n = send_cached(client, cache, time.time())
-            log.debug("httpbroker sent %d cached states", n)
-        except redis.RedisError:
-            log.exception("httpbroker could not send cached states")
+        events = cached_events(cache, time.time())
+        for event in events:
+            feed.add(event, read=False)
+        log.debug("httpbroker sent %d cached states", len(events))
 
 
 class _StateHandler(BaseHTTPRequestHandler):
     cache: StateCache
+    feed: Intake | None
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         if self.path.rstrip("/") != "/state":
             return self._reply(404, "Not found\n")
-        length = int(self.headers.get("Content-Length") or 0)
+        length = self.headers.get("Content-Length") or "0"
+        if not length.isdigit() or int(length) > MAX_BODY:
+            self._rejected("too_large", f"Content-Length {length[:20]!r} (at most {MAX_BODY} bytes)")
+            self.close_connection = True
+            return self._reply(413, f"Error: the body must be at most {MAX_BODY} bytes\n")
         try:
-            state = normalise_state(json.loads(self.rfile.read(length) or b"null"), time.time())
+            state = normalise_state(json.loads(self.rfile.read(int(length)) or b"null"), time.time())
         except ValueError as exc:
+            self._rejected("bad_state", str(exc))
             return self._reply(400, f"Error: {exc}\n")
+        if self.feed is not None:
+            self.feed.count_read()
         self.cache.put(state)
         self._reply(200, f"Caching state: {json.dumps(state)}\n")
+
+    def _rejected(self, reason: str, message: str) -> None:
+        if self.feed is not None:
+            self.feed.reject(reason, message)
 
     def do_GET(self) -> None:  # noqa: N802
         if self.path.rstrip("/") != "/state":

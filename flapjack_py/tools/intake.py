@@ -75,9 +75,10 @@ class Intake:
         self._thread.start()
         return self
 
-    def add(self, event: Mapping[str, Any]) -> None:
-        """Count a line read and buffer its event; blocks while the buffer is full."""
-        self._count("read")
+    def add(self, event: Mapping[str, Any], read: bool = True) -> None:
+        """Buffer an event (counting a line read unless `read` is false); blocks while the buffer is full."""
+        if read:
+            self.count_read()
         text = json.dumps(dict(event))
         try:
             self._buffer.put_nowait(text)
@@ -87,6 +88,10 @@ class Intake:
                             self.name, self._buffer.maxsize)
                 self._full_logged = True
             self._buffer.put(text)
+
+    def count_read(self) -> None:
+        """Count an input taken in (a line, a request) that is not an event of its own."""
+        self._count("read")
 
     def reject(self, reason: str, message: str) -> None:
         """Count a line read and rejected for `reason`; log a sample of `message`."""

@@ -1,7 +1,8 @@
 """`flapjack receiver json` / `oneoff`: validate JSON events and queue them (engine.md 8).
 
 The input is a stream of concatenated JSON objects (whitespace between them optional),
-read as it arrives so a long-running feeder's events go out at once.
+read as it arrives so a long-running feeder's events go out at once. From a named pipe
+(`--fifo`, run by `flapjack server`) it is one event per line, through the receivers' buffer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import redis
 from ..errors import InvalidEvent
 from ..events import parse_event
 from ..store.events import push_event
+from . import fifo
+from .intake import Intake
 
 log = logging.getLogger(__name__)
 
@@ -83,3 +86,18 @@ def oneoff_event(entity: str, check: str, state: str, summary: str, now: float) 
     """The service event `receiver oneoff` queues."""
     return {"entity": entity, "check": check, "type": "service", "state": state, "summary": summary,
             "time": int(now)}
+
+
+def feed_line(intake: Intake, line: str | object) -> None:
+    """Validate one line of a pipe (one JSON event) and hand the event, or its rejection, to the intake."""
+    if line is fifo.TOO_LONG:
+        intake.reject("too_long", f"a line longer than {fifo.MAX_LINE} bytes")
+        return
+    assert isinstance(line, str)
+    if not line.strip():
+        return
+    event, errors = validate(line, time.time())
+    if event is None:
+        intake.reject("invalid", f"{', '.join(errors)}: {line}")
+        return
+    intake.add(event)

@@ -9,7 +9,6 @@ line is rejected with reason `tab_in_output` rather than stored with shifted fie
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -95,13 +94,3 @@ def feed_line(intake: Intake, line: str | object, parse: Parser) -> None:
         return
     log.debug("%s:%s %s at %s: %s", event["entity"], event["check"], event["state"], event["time"], event["summary"])
     intake.add(event)
-
-
-def read_pipe(path: str, intake: Intake, parse: Parser) -> None:
-    """Read the named pipe forever (it is held open read-write, so writers never meet a closed pipe)."""
-    fd = fifo.open_fifo(path)
-    try:
-        for line in fifo.read_lines(fd):
-            feed_line(intake, line, parse)
-    finally:
-        os.close(fd)

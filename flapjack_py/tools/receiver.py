@@ -49,15 +49,40 @@ def receiver() -> None:
     """Receive events from external systems and send them to Flapjack."""
 
 
+class StartupError(click.ClickException):
+    """A receiver cannot start as told (e.g. its pipe's path is a plain file): one line, exit 2."""
+
+    exit_code = 2
+
+
+def _octal(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    try:
+        mode = int(value, 8)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an octal mode such as 0666") from None
+    if not 0 <= mode <= 0o777:
+        raise click.BadParameter(f"{value!r} is not a permission mode (0000-0777)")
+    return mode
+
+
 # --- json, oneoff ------------------------------------------------------------
 
 
 @receiver.command("json")
 @click.option("-f", "--from", "source", type=click.File("r", encoding="utf-8"),
               help="File of JSON events [default: standard input, which must not be a terminal].")
+@click.option("--fifo", "fifo_path", metavar="PATH",
+              help="Read a named pipe (created when missing) forever instead, one JSON event per line.")
+@click.option("--fifo-mode", default="0666", show_default=True, callback=_octal,
+              help="Permissions (octal) of the named pipe when the receiver creates it.")
+@click.option("--buffer", type=click.IntRange(min=1), default=intake.DEFAULT_CAPACITY, show_default=True,
+              help="Events held while Redis is unreachable (with --fifo).")
 @click.pass_obj
-def json_command(config: Config, source: Any) -> None:
-    """Queue a stream of concatenated JSON events, validating each."""
+def json_command(config: Config, source: Any, fifo_path: str | None, fifo_mode: int, buffer: int) -> None:
+    """Queue a stream of concatenated JSON events, validating each (--fifo: one event per line, forever)."""
+    if fifo_path:
+        _run_pipe(config, "json", fifo_path, fifo_mode, buffer, json_feed.feed_line)
+        return
     stream = source or click.get_text_stream("stdin")
     if source is None and stream.isatty():
         click.echo("No file provided, and STDIN is from terminal! Exiting...", err=True)
@@ -91,22 +116,6 @@ def oneoff(config: Config, entity: str, check: str, state: str, summary: str, se
 # --- nagios, nsca --------------------------------------------------------------
 
 
-class StartupError(click.ClickException):
-    """A receiver cannot start as told (e.g. its pipe's path is a plain file): one line, exit 2."""
-
-    exit_code = 2
-
-
-def _octal(ctx: click.Context, param: click.Parameter, value: str) -> int:
-    try:
-        mode = int(value, 8)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an octal mode such as 0666") from None
-    if not 0 <= mode <= 0o777:
-        raise click.BadParameter(f"{value!r} is not a permission mode (0000-0777)")
-    return mode
-
-
 def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: str) -> click.Group:
     """The start|stop|restart|status group of a FIFO-reading receiver (run in the foreground)."""
     group = click.Group(name, help=help_text)
@@ -132,7 +141,7 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: s
     @click.pass_obj
     def start(config: Config, /, fifo: str, fifo_mode: int, buffer: int, name: str, **_: Any) -> None:
         """Read the named pipe and queue its records, in the foreground."""
-        _run_fifo(config, name, fifo, fifo_mode, buffer, parse)
+        _run_pipe(config, name, fifo, fifo_mode, buffer, lambda feed, line: nagios.feed_line(feed, line, parse))
 
     @group.command("restart")
     @fifo_option
@@ -144,7 +153,7 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: s
     @click.pass_obj
     def restart(config: Config, /, fifo: str, fifo_mode: int, buffer: int, name: str, **_: Any) -> None:
         """Same as start: there is no background receiver to stop."""
-        _run_fifo(config, name, fifo, fifo_mode, buffer, parse)
+        _run_pipe(config, name, fifo, fifo_mode, buffer, lambda feed, line: nagios.feed_line(feed, line, parse))
 
     @group.command("stop")
     @click.option("-p", "--pidfile", help="Accepted for compatibility.")
@@ -163,7 +172,9 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: s
     return group
 
 
-def _run_fifo(config: Config, name: str, path: str, mode: int, buffer: int, parse: nagios.Parser) -> None:
+def _run_pipe(config: Config, name: str, path: str, mode: int, buffer: int,
+              handle: Callable[[intake.Intake, str | object], None]) -> None:
+    """Read the named pipe `path` into the queue until SIGTERM/Ctrl-C, sending what is buffered before exiting."""
     try:
         fifo.prepare_fifo(path, mode)
     except fifo.FifoError as exc:
@@ -172,7 +183,7 @@ def _run_fifo(config: Config, name: str, path: str, mode: int, buffer: int, pars
     with _stop_on_sigterm(), intake_client(config) as client:
         feed = intake.Intake(client, name, config.executive.queue, buffer).start()
         try:
-            nagios.read_pipe(path, feed, parse)
+            fifo.read_pipe(path, lambda line: handle(feed, line))
         except KeyboardInterrupt:
             pass
         finally:
@@ -206,23 +217,26 @@ def httpbroker_command(config: Config, port: int, bind: str, server: str | None,
         raise click.BadParameter("must be greater than 0", param_hint="'--interval'")
     if debug:
         logging.getLogger(httpbroker.__name__).setLevel(logging.DEBUG)
-    _with_client(config, server, database, lambda c: _serve_broker(c, bind, port, interval))
+    _with_client(config, server, database, lambda c: _serve_broker(c, bind, port, interval, config.executive.queue))
 
 
 
-def _serve_broker(client: redis.Redis, bind: str, port: int, interval: float) -> None:
+def _serve_broker(client: redis.Redis, bind: str, port: int, interval: float, queue: str) -> None:
     cache, stop = httpbroker.StateCache(), threading.Event()
-    http = httpbroker.make_server(cache, bind, port)
-    sender = threading.Thread(target=httpbroker.run_sender, args=(client, cache, interval, stop), daemon=True)
+    feed = intake.Intake(client, "httpbroker", queue).start()
+    http = httpbroker.make_server(cache, bind, port, feed)
+    sender = threading.Thread(target=httpbroker.run_sender, args=(feed, cache, interval, stop), daemon=True)
     sender.start()
     click.echo(f"httpbroker listening on {bind or '*'}:{http.server_address[1]}, sending every {interval}s")
     try:
-        http.serve_forever()
+        with _stop_on_sigterm():
+            http.serve_forever()
     except KeyboardInterrupt:
         click.echo("httpbroker stopped")
     finally:
         stop.set()
         http.server_close()
+        feed.close()
 
 
 # --- mirror ------------------------------------------------------------------------

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.request
 
 import pytest
 
-from flapjack_py.tools.httpbroker import StateCache, event_for, make_server, normalise_state, send_cached
+from flapjack_py.store.receivers import load_receiver_counters
+from flapjack_py.tools.httpbroker import (
+    MAX_BODY,
+    StateCache,
+    event_for,
+    make_server,
+    normalise_state,
+    run_sender,
+    send_cached,
+)
+from flapjack_py.tools.intake import Intake
 
 from .conftest import queued
 
@@ -77,6 +88,32 @@ def test_bad_post(broker):
     _, url = broker
     assert _request(url, "not an object")[0] == 400
     assert _request(url.replace("/state", "/other"))[0] == 404
+    assert _request(url, {"summary": "x" * MAX_BODY})[0] == 413
+
+
+def test_posts_and_sends_are_counted(real_r):
+    cache, feed = StateCache(), Intake(real_r, "httpbroker").start()
+    server = make_server(cache, "127.0.0.1", 0, feed)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/state"
+    try:
+        assert _request(url, {"entity": "web-1", "check": "HTTP", "state": "ok", "summary": "fine"})[0] == 200
+        assert _request(url, [1])[0] == 400
+        stop = threading.Event()
+        sender = threading.Thread(target=run_sender, args=(feed, cache, 0.05, stop), daemon=True)
+        sender.start()
+        time.sleep(0.2)
+        stop.set()
+        sender.join(5)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    feed.close()
+    counters = load_receiver_counters(real_r)["httpbroker"]
+    assert (counters["read"], counters["rejected"], counters["rejected:bad_state"]) == (2, 1, 1)
+    assert counters["pushed"] == real_r.llen("events") >= 1
 
 
 def test_command_help(flapjack):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html
 import re
+import time
 
 import pytest
 
 import web
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store.receivers import push_batch
 
 from .conftest import World
 
@@ -121,6 +123,14 @@ def test_status_page(failing: World, client, path: str) -> None:
     assert re.search(r"1 events waiting on events", page)
     assert re.search(r"All time 5 3 2 0 0", page)  # all ok failure action invalid
     assert "Executive instances Host Pid Booted" in page and "No executive has run yet" not in page
+
+
+def test_status_shows_receiver_counters(failing: World, client) -> None:
+    assert "No receiver has reported yet" in text(client.get("/status"))
+    push_batch(failing.r, "nagios", ['{"n": 1}'], {"read": 3, "pushed": 1, "rejected": 2, "rejected:tab_in_output": 2},
+               time.time())
+    page = text(client.get("/status"))
+    assert "Receivers Receiver Lines read Events pushed Rejected Last report nagios 3 1 2 tab_in_output: 2" in page
 
 
 def test_auto_refresh_is_remembered(failing: World, client) -> None:

@@ -1,4 +1,4 @@
-"""Read model of the status page: event counters, executive instances, queue lengths, delivery queues."""
+"""Read model of the status page: event counters, executive instances, queue lengths, delivery queues, receivers."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from flapjack_py.checks import to_int
 from flapjack_py.config import KNOWN_MEDIA, Config
 from flapjack_py.delivery import queue_for
 from flapjack_py.store.events import COUNTER_FIELDS, utc_hour
+from flapjack_py.store.receivers import load_receiver_counters, rejected_reasons
 
 
 @dataclass
@@ -35,6 +36,18 @@ class DeliveryQueue:
 
 
 @dataclass
+class ReceiverCounts:
+    """What one receiver read, pushed and rejected (by reason), and when it last reported."""
+
+    name: str
+    read: int
+    pushed: int
+    rejected: int
+    reasons: dict[str, int]
+    updated_at: int | None
+
+
+@dataclass
 class Status:
     """Everything the status page shows."""
 
@@ -46,6 +59,7 @@ class Status:
     failing: int
     checks: int
     delivery: list[DeliveryQueue]
+    receivers: list[ReceiverCounts]
 
 
 def load_status(client: redis.Redis, raw: redis.Redis, config: Config, now: int) -> Status:
@@ -59,7 +73,7 @@ def load_status(client: redis.Redis, raw: redis.Redis, config: Config, now: int)
     p.zcard(keys.all_checks())
     counters, length, rejected, failing, checks = p.execute()
     return Status(_counters(counters), load_instances(client), queue, length, rejected, failing, checks,
-                  delivery_queues(raw, config))
+                  delivery_queues(raw, config), load_receivers(client))
 
 
 def load_instances(client: redis.Redis) -> list[Instance]:
@@ -88,6 +102,12 @@ def delivery_queues(raw: redis.Redis, config: Config) -> list[DeliveryQueue]:
         if config.gateway_enabled(medium) or queued or failed:
             found.append(DeliveryQueue(medium, config.gateway_enabled(medium), queued, failed))
     return found
+
+
+def load_receivers(client: redis.Redis) -> list[ReceiverCounts]:
+    """Counters of every receiver that has reported, by name."""
+    return [ReceiverCounts(name, c["read"], c["pushed"], c["rejected"], rejected_reasons(c), c.get("updated_at"))
+            for name, c in load_receiver_counters(client).items()]
 
 
 def _counters(data: dict[str, str]) -> dict[str, int]:
