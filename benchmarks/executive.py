@@ -1,10 +1,12 @@
 """Benchmark: events per second one executive processes against a real Redis server.
 
-Usage: python benchmarks/executive.py [--events 50000] [--checks 1000] [--failing 0.05] [--redis-url URL]
+Usage: python benchmarks/executive.py [--events 50000] [--checks 1000] [--failing 0.05] [--executives 1]
+       [--redis-url URL]
 
 Queues `--events` service events spread over `--checks` checks (a fraction
 `--failing` of them critical, the rest ok; new-check maintenance off, no
-contacts), then times `Executive.drain()` on one core. Without --redis-url an
+contacts), then times `Executive.drain()` in `--executives` processes draining the queue together, and
+reports the Redis server's CPU time per event. Without --redis-url an
 embedded server (persistence off) is started in a temporary directory.
 """
 
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
 import sys
 import tempfile
 import time
+from typing import Any
 
 import redis
 
@@ -38,18 +42,41 @@ def make_events(n: int, checks: int, failing: float, seed: int = 1) -> list[str]
     return events
 
 
-def run(client: redis.Redis, events: list[str], batch_size: int) -> float:
-    """Queue the events, drain them, return events/s."""
+def drain_one(url: str, batch_size: int, start: Any) -> None:
+    """One executive process: wait for the start signal, drain the queue."""
+    client = redis.Redis.from_url(url)
+    ex = Executive(client, {"executive": {"new_check_scheduled_maintenance_duration": 0, "batch_size": batch_size}})
+    ex._boot()
+    start.wait()
+    ex.drain()
+
+
+def redis_cpu(client: redis.Redis) -> float:
+    """Seconds of CPU the Redis server has used (user + system)."""
+    info = client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def run(client: redis.Redis, url: str, events: list[str], batch_size: int, executives: int) -> tuple[float, float]:
+    """Queue the events, drain them with `executives` processes; return (events/s, Redis CPU µs per event)."""
     client.flushdb()
     for i in range(0, len(events), 10_000):
         client.lpush("events", *events[i:i + 10_000])
-    ex = Executive(client, {"executive": {"new_check_scheduled_maintenance_duration": 0, "batch_size": batch_size}})
+    start = multiprocessing.Event()
+    procs = [multiprocessing.Process(target=drain_one, args=(url, batch_size, start)) for _ in range(executives)]
+    for proc in procs:
+        proc.start()
+    time.sleep(2.0)  # every process imported and booted
+    cpu = redis_cpu(client)
     started = time.perf_counter()
-    taken = ex.drain()
+    start.set()
+    for proc in procs:
+        proc.join()
     elapsed = time.perf_counter() - started
-    assert taken == len(events), (taken, len(events))
+    used = redis_cpu(client) - cpu
+    assert client.llen("events") == 0, client.llen("events")
     assert int(client.hget("event_counters", "all")) == len(events)
-    return len(events) / elapsed
+    return len(events) / elapsed, used / len(events) * 1e6
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,16 +85,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checks", type=int, default=1_000)
     parser.add_argument("--failing", type=float, default=0.05)
     parser.add_argument("--batch-size", type=int, default=1000)
+    parser.add_argument("--executives", type=int, default=1, help="executive processes draining together")
     parser.add_argument("--redis-url")
     args = parser.parse_args(argv)
     events = make_events(args.events, args.checks, args.failing)
     if args.redis_url:
-        rate = run(redis.Redis.from_url(args.redis_url), events, args.batch_size)
+        rate, cpu = run(redis.Redis.from_url(args.redis_url), args.redis_url, events, args.batch_size,
+                        args.executives)
     else:
         with EmbeddedRedis(tempfile.mkdtemp(prefix="fj-bench-"), persistent=False) as server:
-            rate = run(server.client(), events, args.batch_size)
+            rate, cpu = run(server.client(), server.url, events, args.batch_size, args.executives)
     print(f"{args.events} events over {args.checks} checks ({args.failing:.0%} failing), "
-          f"batch {args.batch_size}: {rate:,.0f} events/s")
+          f"batch {args.batch_size}, {args.executives} executive(s): {rate:,.0f} events/s, "
+          f"Redis CPU {cpu:.1f} us/event")
     return 0
 
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import redis
 
-from . import filters, keys
-from .checks import CheckSnapshot, ack_hash, max_notified_severity, to_int, worst
+from . import filters
+from .checks import CheckSnapshot, ack_hash, max_notified_severity, worst
 from .config import Config, load_config
 from .errors import InvalidEvent
 from .events import Event, derived_tags, parse_event
@@ -33,7 +33,7 @@ from .store import decoded
 from .store import maintenance as maint
 from .store import metrics as metric_store
 from .store.alerts import trim_alert_indexes
-from .store.events import EventQueue, drop_stale_archive_keys, utc_hour
+from .store.events import EventQueue, Taken, drop_stale_archive_keys, utc_hour
 from .store.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ HEARTBEAT_EVERY = 5.0  # seconds between heartbeats
 RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight events
 CHECK_TAGS_EVERY = 10.0  # seconds the list of check tags is cached
 METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
+ENTITY_ID_NAMESPACE = uuid.UUID("5b0d7a3c-6f1e-4c2a-9a57-f1a9ac3e0b15")  # entity ids: uuid5 of this and the name
 
 
 class _InFlightTaken(Exception):
@@ -56,7 +57,7 @@ class _Batch:
 
     snapshots: dict[tuple[str, str], CheckSnapshot]
     entity_ids: dict[str, str]
-    counter: int  # the global `all` counter before this batch's next event
+    counter: int  # the event counter of the item last processed (reserved for the batch when taken)
     in_flight: int = 0  # this batch's events still on the in-flight list
     guard: Any = None  # pipeline WATCHing the in-flight list since it was last checked
     pending: list[WriteBuffer] = field(default_factory=list)  # processed, not yet committed
@@ -91,11 +92,12 @@ class Executive:
         while True:
             self._housekeeping()
             batch = self.queue.take(self.cfg.batch_size)
-            if not batch:
+            if not batch and batch.unknown_owner is None:
                 self._flush_metrics()
                 return taken
-            self._process_batch(batch)
-            taken += len(batch)
+            if batch:
+                self._process_batch(batch)
+                taken += len(batch)
 
     def run(self) -> None:
         """Process events until SIGTERM/SIGINT (or stop()); finishes the batch in hand first."""
@@ -107,11 +109,10 @@ class Executive:
             try:
                 self._housekeeping()
                 batch = self.queue.take(self.cfg.batch_size)
-                if not batch:
-                    one = self.queue.take_blocking(1.0)
-                    batch = [one] if one is not None else []
                 if batch:
                     self._process_batch(batch)
+                elif batch.unknown_owner is None:
+                    self.queue.wait(1.0)
                 backoff = 1.0
             except redis.ConnectionError as exc:
                 log.error("lost Redis (%s); retrying in %.0fs", exc, backoff)
@@ -180,23 +181,24 @@ class Executive:
 
     # --- batches -----------------------------------------------------------
 
-    def _process_batch(self, raws: list[bytes]) -> None:
+    def _process_batch(self, taken: Taken) -> None:
         started = time.perf_counter()
         try:
-            self._process_raws(raws)
+            self._process_taken(taken)
         finally:
             self._batch_seconds.append(time.perf_counter() - started)
 
-    def _process_raws(self, raws: list[bytes]) -> None:
-        parsed = [self._parse(raw) for raw in raws]
-        batch = self._load_batch([p for p in parsed if isinstance(p, Event)])
-        batch.in_flight = len(raws)
+    def _process_taken(self, taken: Taken) -> None:
+        parsed = [self._parse(raw) for raw in taken.raws]
+        batch = self._load_batch([p for p in parsed if isinstance(p, Event)], taken.counter)
+        batch.in_flight = len(taken)
         try:
             batch.guard = self._guard(batch.in_flight)
-            self._process_items(batch, raws, parsed)
+            self._process_items(batch, taken, parsed)
         except _InFlightTaken:
             log.error("another executive took back this one's in-flight events; it processes them")
             batch.pending.clear()
+            self.queue.forget_claims()
         finally:
             if batch.guard is not None:
                 batch.guard.reset()
@@ -210,21 +212,24 @@ class Executive:
             raise _InFlightTaken()
         return pipe
 
-    def _process_items(self, batch: _Batch, raws: list[bytes], parsed: list[Event | InvalidEvent | None]) -> None:
-        for raw, item in zip(raws, parsed, strict=True):
+    def _process_items(self, batch: _Batch, taken: Taken, parsed: list[Event | InvalidEvent | None]) -> None:
+        for raw, claim, item in zip(taken.raws, taken.claims, parsed, strict=True):
             writes = WriteBuffer()
-            writes.raw = raw
+            writes.raw, writes.claim = raw, claim
             now = int(time.time())
-            if isinstance(item, InvalidEvent):
+            batch.counter += 1  # reserved when taken, in take order
+            if item is None:
+                self.queue.uncount(writes)  # a noop is not counted
+            elif isinstance(item, InvalidEvent):
                 self._reject(writes, raw, now, str(item))
-            elif item is not None:
+            else:
                 try:
                     self._process_event(batch, writes, item, raw, now)
                 except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
                     raise  # not the event's fault: run() retries, the event stays in flight
                 except Exception as exc:  # one bad event must not stop the executive
                     log.exception("%s: processing failed; filed as rejected", item.id)
-                    writes = self._rejected(raw, now, f"internal error: {exc!r}")
+                    writes = self._rejected(raw, claim, now, f"internal error: {exc!r}")
             if not writes.committed:
                 batch.pending.append(writes)
         self._commit_or_isolate(batch)
@@ -246,12 +251,13 @@ class Executive:
                 raise
             except Exception as exc:
                 log.exception("event could not be committed; filed as rejected")
-                self._commit(batch, [self._rejected(writes.raw, int(time.time()), f"internal error: {exc!r}")])
+                self._commit(batch, [self._rejected(writes.raw, writes.claim, int(time.time()),
+                                                    f"internal error: {exc!r}")])
         batch.pending.clear()
 
-    def _rejected(self, raw: bytes, now: int, reason: str) -> WriteBuffer:
+    def _rejected(self, raw: bytes, claim: str, now: int, reason: str) -> WriteBuffer:
         writes = WriteBuffer()
-        writes.raw = raw
+        writes.raw, writes.claim = raw, claim
         self._reject(writes, raw, now, reason)
         return writes
 
@@ -261,11 +267,10 @@ class Executive:
         except InvalidEvent as exc:
             return exc
 
-    def _load_batch(self, events: list[Event]) -> _Batch:
+    def _load_batch(self, events: list[Event], counter: int) -> _Batch:
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
         tags = self._known_check_tags()
         snapshots = check_store.load_snapshots(self.raw, ids, tags) if ids else {}
-        counter = to_int(self.client.hget(keys.event_counters(), "all")) or 0
         entity_ids = {s.entity: s.entity_id for s in snapshots.values() if s.entity_id}
         return _Batch(snapshots, entity_ids, counter)
 
@@ -294,13 +299,14 @@ class Executive:
         if notify is not None:
             notify(pipe)
         self.queue.touch_instance(pipe)
-        self.queue.commit(pipe, len(pending))
+        self.queue.commit(pipe, [writes.claim for writes in pending])
         try:
             results = pipe.execute(raise_on_error=False)
         except redis.WatchError:
             raise _InFlightTaken() from None
         finally:
             pipe.reset()
+        self.queue.committed()
         batch.in_flight -= len(pending)
         pending.clear()
         _log_failed_commands(results)
@@ -315,7 +321,6 @@ class Executive:
     def _process_event(self, batch: _Batch, writes: WriteBuffer, event: Event, raw: bytes, now: int) -> None:
         if self.cfg.archive_events:
             self.queue.archive(writes, raw, now, self.cfg.events_archive_maxage)
-        batch.counter += 1
         counter = batch.counter
         self.queue.count(writes, _counter_fields(event))
         snap = batch.snapshots[(event.entity, event.check)]
@@ -334,7 +339,7 @@ class Executive:
     def _ensure_entity(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot) -> None:
         entity_id = batch.entity_ids.get(snap.entity)
         if entity_id is None:
-            entity_id = str(uuid.uuid4())
+            entity_id = new_entity_id(snap.entity)
             check_store.add_entity(writes, entity_id, snap.entity)
             batch.entity_ids[snap.entity] = entity_id
             log.info("new entity %s (id %s)", snap.entity, entity_id)
@@ -457,6 +462,11 @@ class Executive:
         if event.is_service and snap.last_change == now:  # this event's change is not in Redis yet
             return check_store.latest_state_change(self.client, event.entity, event.check)
         return check_store.previous_state_run(self.client, event.entity, event.check)
+
+
+def new_entity_id(name: str) -> str:
+    """The id of an entity first seen in an event: the same for every executive, so concurrent ones agree."""
+    return str(uuid.uuid5(ENTITY_ID_NAMESPACE, name))
 
 
 def _counter_fields(event: Event) -> tuple[str, ...]:

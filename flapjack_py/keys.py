@@ -25,6 +25,26 @@ def events_in_flight_pattern() -> str:
     return "events_processing:*"
 
 
+def events_handoff(executive_id: str) -> str:
+    """list: events of checks executive HOST:PID holds, handed over by other executives (taken before `events`)."""
+    return f"events_handoff:{executive_id}"
+
+
+def events_handoff_pattern() -> str:
+    """SCAN pattern matching every executive's hand-off list."""
+    return "events_handoff:*"
+
+
+def event_claims() -> str:
+    """hash: claim key (folded E:C, see scripts.TAKE_EVENTS) -> HOST:PID of the executive applying its events."""
+    return "event_claims"
+
+
+def event_counter_sequence() -> str:
+    """string: the last event counter given out (equals event_counters all unless events were taken back)."""
+    return "event_counter_sequence"
+
+
 def events_archive(hour: str) -> str:
     """list + TTL: raw events taken in UTC hour YYYYMMDDHH."""
     return f"events_archive:{hour}"

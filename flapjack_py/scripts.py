@@ -5,34 +5,147 @@ Every script names its KEYS and ARGV in a header comment.
 
 from __future__ import annotations
 
-TAKE_EVENTS = """
--- KEYS[1] event queue, KEYS[2] this executive's in-flight list
--- ARGV[1] the most events to take
--- Moves up to ARGV[1] events from the right (oldest) end of the queue onto the
--- left of the in-flight list and returns them, oldest first.
-local taken = {}
-for i = 1, tonumber(ARGV[1]) do
-  local raw = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')
-  if not raw then break end
-  taken[i] = raw
+_CLAIM_KEY = r"""
+-- The claim key of a raw event: its entity and check folded so that every two events the executive
+-- parses as one check (entity lower-cased, invalid UTF-8 and lone surrogates read as '?') share a key.
+-- Folding drops '?' and non-ASCII bytes, and 'i'/'k' from the entity (U+0130 and U+212A lower-case to
+-- them in Python): two checks may share a key, which only serialises them. The fast path matches the
+-- unescaped `"entity":"..."` and `"check":"..."`; anything else (\\u escapes, escaped or repeated
+-- values) is decoded with cjson, surrogate escapes read as '?'. Not a JSON object with string entity and check: false (no claim; the
+-- executive rejects such an event).
+local function json_field(raw, name)
+  local s, e, value = string.find(raw, '"' .. name .. '"%s*:%s*"([^"\\]*)"')
+  if not s or string.find(raw, '"' .. name .. '"', e + 1, true) then return nil end
+  return value
 end
-return taken
+local function claim_key(raw)
+  local entity, check
+  if not string.find(raw, '\\u', 1, true) then
+    entity, check = json_field(raw, 'entity'), json_field(raw, 'check')
+  end
+  if not (entity and check) then
+    local text = string.gsub(raw, '(\\*)\\u[dD][89a-fA-F]%x%x', function(bs)
+      if #bs % 2 == 0 then return bs .. '?' end  -- a surrogate escape (cjson refuses lone ones)
+    end)
+    local ok, data = pcall(cjson.decode, text)
+    if not ok or type(data) ~= 'table' or type(data.entity) ~= 'string' or type(data.check) ~= 'string' then
+      return false
+    end
+    entity, check = data.entity, data.check
+  end
+  return string.gsub(string.lower(entity), '[ik?\128-\255]', '') .. ':' .. string.gsub(check, '[?\128-\255]', '')
+end
+"""
+
+TAKE_EVENTS = _CLAIM_KEY + """
+-- KEYS[1] event queue, KEYS[2] this executive's in-flight list, KEYS[3] its hand-off list,
+-- KEYS[4] event_claims (claim key -> owner), KEYS[5] event_counters, KEYS[6] event_counter_sequence,
+-- KEYS[7..] hand-off lists of the executives named in ARGV[3..]
+-- ARGV[1] this executive's id, ARGV[2] the most events to take, ARGV[3..] ids of other executives
+-- Takes up to ARGV[2] events, oldest first: first from the hand-off list (events of checks this
+-- executive holds, handed over by others), then from the right of the queue. A queued event whose
+-- check another executive holds goes onto that executive's hand-off list instead (so one check's
+-- events are applied in queue order by one executive at a time); an unclaimed check is claimed.
+-- Taken events go onto the in-flight list and reserve their event counters (HINCRBY all).
+-- If an owner is not among ARGV[3..], its event stays at the head of the queue and taking stops.
+-- Returns {counter before the first taken event, unknown owner or false, raw, claim key or '', ...}.
+local me, most = ARGV[1], tonumber(ARGV[2])
+local handoff = {}
+for i = 3, #ARGV do handoff[ARGV[i]] = KEYS[i + 4] end
+local out, taken, claimed, owners, unknown = {0, false}, {}, {}, {}, false
+local function keep(raw, key)
+  taken[#taken + 1] = raw
+  out[#out + 1] = raw
+  out[#out + 1] = key or ''
+end
+local function owner_of(key)
+  if owners[key] == nil then owners[key] = redis.call('HGET', KEYS[4], key) or false end
+  return owners[key]
+end
+local function push_all(command, key, values)
+  for i = 1, #values, 1000 do redis.call(command, key, unpack(values, i, math.min(i + 999, #values))) end
+end
+while #taken < most do
+  local raw = redis.call('RPOP', KEYS[3])
+  if not raw then break end
+  keep(raw, claim_key(raw))
+end
+while #taken < most do
+  local raw = redis.call('RPOP', KEYS[1])
+  if not raw then break end
+  local key = claim_key(raw)
+  local owner = key and owner_of(key)
+  if owner and owner ~= me then
+    if not handoff[owner] then
+      redis.call('RPUSH', KEYS[1], raw)
+      unknown = owner
+      break
+    end
+    redis.call('LPUSH', handoff[owner], raw)
+  else
+    if key and not owner then
+      owners[key] = me
+      claimed[#claimed + 1] = key
+      claimed[#claimed + 1] = me
+    end
+    keep(raw, key)
+  end
+end
+out[2] = unknown
+push_all('HSET', KEYS[4], claimed)
+if #taken > 0 then
+  push_all('LPUSH', KEYS[2], taken)
+  local all = redis.call('HINCRBY', KEYS[5], 'all', #taken)
+  local first = math.max(all - #taken, tonumber(redis.call('GET', KEYS[6])) or 0)
+  redis.call('SET', KEYS[6], first + #taken)
+  out[1] = first
+end
+return out
+"""
+
+RELEASE_CLAIMS = _CLAIM_KEY + """
+-- KEYS[1] event_claims, KEYS[2] this executive's hand-off list
+-- ARGV: claim keys none of this executive's uncommitted taken events has
+-- Runs inside the commit's MULTI: drops the claims, but those of checks with events on the hand-off list.
+local handed = {}
+for _, raw in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+  local key = claim_key(raw)
+  if key then handed[key] = true end
+end
+local free = {}
+for _, key in ipairs(ARGV) do
+  if not handed[key] then free[#free + 1] = key end
+end
+for i = 1, #free, 1000 do redis.call('HDEL', KEYS[1], unpack(free, i, math.min(i + 999, #free))) end
+return #free
 """
 
 REQUEUE_ORPHANS = """
--- KEYS[1] a gone executive's in-flight list, KEYS[2] the event queue, KEYS[3] its heartbeat key
--- ARGV[1] '1' to requeue even if the heartbeat key exists (its process is known dead)
--- Puts the in-flight events back at the right (next to be taken) end of the queue,
--- oldest last so it is taken first; returns how many were moved.
-if ARGV[1] ~= '1' and redis.call('EXISTS', KEYS[3]) == 1 then
+-- KEYS[1] an executive's in-flight list, KEYS[2] its hand-off list, KEYS[3] the event queue,
+-- KEYS[4] its heartbeat key, KEYS[5] event_claims, KEYS[6] event_counters
+-- ARGV[1] '1' to requeue even if the heartbeat key exists (its process is known dead, or it is us),
+-- ARGV[2] its id
+-- Puts its in-flight events, then its hand-off events, back at the right (next to be taken) end of the
+-- queue in their order, gives back the counters the in-flight ones reserved, and drops its claims.
+-- Returns how many events were moved.
+if ARGV[1] ~= '1' and redis.call('EXISTS', KEYS[4]) == 1 then
   return 0
 end
 local moved = 0
-while redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT') do
+while redis.call('LMOVE', KEYS[2], KEYS[3], 'LEFT', 'RIGHT') do
   moved = moved + 1
 end
-redis.call('DEL', KEYS[3])
-return moved
+local reserved = 0
+while redis.call('LMOVE', KEYS[1], KEYS[3], 'LEFT', 'RIGHT') do
+  reserved = reserved + 1
+end
+if reserved > 0 then redis.call('HINCRBY', KEYS[6], 'all', -reserved) end
+local claims = redis.call('HGETALL', KEYS[5])
+for i = 1, #claims, 2 do
+  if claims[i + 1] == ARGV[2] then redis.call('HDEL', KEYS[5], claims[i]) end
+end
+redis.call('DEL', KEYS[4])
+return moved + reserved
 """
 
 LOAD_SNAPSHOTS = """

@@ -1,16 +1,23 @@
-"""The event queue and its bookkeeping: in-flight lists, archive, rejects, counters, instances.
+"""The event queue and its bookkeeping: in-flight lists, claims, hand-off, archive, rejects, counters, instances.
 
 An executive moves events atomically from the queue onto its own in-flight list
 (`events_processing:HOST:PID`) and removes them in the same MULTI that commits
-their effects, so an event found in flight was never applied. A gone executive
-(heartbeat key expired) has its in-flight events put back on the queue.
+their effects, so an event found in flight was never applied. Several
+executives share one queue: taking an event claims its check for the taker
+until the event is committed, and an event whose check another executive holds
+is handed over to that executive (`events_handoff:HOST:PID`), so one check's
+events are applied in queue order, one executive at a time (README
+"Architecture"). A gone executive (heartbeat key expired, or its process dead)
+has its in-flight and hand-off events put back on the queue and its claims dropped.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -41,6 +48,22 @@ def utc_hour(now: float) -> str:
     return datetime.fromtimestamp(now, UTC).strftime("%Y%m%d%H")
 
 
+@dataclass
+class Taken:
+    """Events taken in one call: raw texts, their claim keys ('' = none), the counter before the first."""
+
+    raws: list[bytes] = field(default_factory=list)
+    claims: list[str] = field(default_factory=list)
+    counter: int = 0
+    unknown_owner: str | None = None  # an executive holding a queued event's check, not yet known to the taker
+
+    def __len__(self) -> int:
+        return len(self.raws)
+
+    def __bool__(self) -> bool:
+        return bool(self.raws)
+
+
 class EventQueue:
     """One executive's view of the queue: take, commit, reject, recover."""
 
@@ -48,20 +71,41 @@ class EventQueue:
         self.client = client
         self.queue = keys.events(queue)
         self.host, self.pid = host, pid
+        self.id = f"{host}:{pid}"
         self.in_flight = keys.events_in_flight(host, pid)
+        self.handoff = keys.events_handoff(self.id)
         self.heartbeat_key = keys.executive_heartbeat(host, pid)
+        self.peers: set[str] = set()  # executives that may hold claims (their hand-off lists are passed to take)
+        self._holding: Counter[str] = Counter()  # claim key -> this executive's taken, uncommitted events
+        self._committing: Counter[str] = Counter()  # what _holding becomes when the pending commit succeeds
         self._take = client.register_script(scripts.TAKE_EVENTS)
         self._requeue = client.register_script(scripts.REQUEUE_ORPHANS)
 
     # --- taking ------------------------------------------------------------
 
-    def take(self, most: int) -> list[bytes]:
-        """Move up to `most` events onto the in-flight list without blocking; oldest first."""
-        return list(self._take(keys=[self.queue, self.in_flight], args=[most]))
+    def take(self, most: int) -> Taken:
+        """Move up to `most` events (hand-off list first, then the queue) onto the in-flight list; oldest first."""
+        taken = self._take_once(most)
+        if taken.unknown_owner is not None:
+            self.peers.add(taken.unknown_owner)
+            if not taken:
+                taken = self._take_once(most)
+        return taken
 
-    def take_blocking(self, timeout: float) -> bytes | None:
-        """Wait up to `timeout` s for one event and move it onto the in-flight list."""
-        return self.client.blmove(self.queue, self.in_flight, timeout, "RIGHT", "LEFT")
+    def _take_once(self, most: int) -> Taken:
+        peers = sorted(self.peers - {self.id})
+        reply = self._take(keys=[self.queue, self.in_flight, self.handoff, keys.event_claims(), keys.event_counters(),
+                                 keys.event_counter_sequence(), *(keys.events_handoff(p) for p in peers)],
+                           args=[self.id, most, *peers])
+        owner = reply[1]
+        taken = Taken(raws=list(reply[2::2]), claims=[_text(k) for k in reply[3::2]], counter=int(reply[0]),
+                      unknown_owner=None if owner is None else _text(owner))
+        self._holding.update(c for c in taken.claims if c)
+        return taken
+
+    def wait(self, timeout: float) -> bool:
+        """Block up to `timeout` s until the queue has an event, without taking it (BLMOVE onto itself)."""
+        return self.client.blmove(self.queue, self.queue, timeout, "RIGHT", "RIGHT") is not None
 
     def in_flight_count(self) -> int:
         """Events taken and not yet committed."""
@@ -69,10 +113,29 @@ class EventQueue:
 
     # --- committing (into the caller's MULTI) ------------------------------
 
-    def commit(self, pipe: Any, count: int) -> None:
-        """Drop the `count` oldest in-flight events: they are applied by the same MULTI."""
-        if count:
-            pipe.rpop(self.in_flight, count)
+    def commit(self, pipe: Any, claims: list[str]) -> None:
+        """Drop the oldest in-flight events (one per claim key given, '' = unclaimed) and release the claims
+        no other taken event of this executive needs (nor one on its hand-off list).
+
+        They are applied by the same MULTI, so a check is free for other executives exactly when its
+        events' effects are visible. Call `committed` once the MULTI succeeded.
+        """
+        if not claims:
+            return
+        pipe.ltrim(self.in_flight, 0, -len(claims) - 1)  # RPOP with a count would send them all back
+        left = self._holding - Counter(c for c in claims if c)
+        free = sorted(set(self._holding) - set(left))
+        if free:
+            pipe.eval(scripts.RELEASE_CLAIMS, 2, keys.event_claims(), self.handoff, *free)
+        self._committing = left
+
+    def committed(self) -> None:
+        """The MULTI of the last `commit` succeeded: forget the claims it released."""
+        self._holding = self._committing
+
+    def forget_claims(self) -> None:
+        """The in-flight events were taken back (and the claims dropped) by another executive or requeued."""
+        self._holding = Counter()
 
     def archive(self, pipe: Any, raw: bytes, now: float, maxage: int) -> None:
         """Keep a copy of a taken event in the hourly archive."""
@@ -87,10 +150,15 @@ class EventQueue:
         self.count(pipe, ("all", "invalid"))
 
     def count(self, pipe: Any, fields: tuple[str, ...]) -> None:
-        """Increment counters in the global and the instance hash."""
-        for key in (keys.event_counters(), keys.instance_event_counters(self.host, self.pid)):
-            for name in fields:
-                pipe.hincrby(key, name, 1)
+        """Increment counters in the instance hash and (but `all`, reserved when taken) the global hash."""
+        for name in fields:
+            if name != "all":
+                pipe.hincrby(keys.event_counters(), name, 1)
+            pipe.hincrby(keys.instance_event_counters(self.host, self.pid), name, 1)
+
+    def uncount(self, pipe: Any) -> None:
+        """Give back the global `all` a taken event reserved (a noop is not counted)."""
+        pipe.hincrby(keys.event_counters(), "all", -1)
 
     def touch_instance(self, pipe: Any) -> None:
         """Keep the instance keys for another 12 days."""
@@ -115,31 +183,51 @@ class EventQueue:
         self.client.setex(self.heartbeat_key, heartbeat_ttl, "1")
 
     def unregister(self) -> None:
-        """Clean stop: give back anything still in flight, drop the heartbeat."""
-        moved = self._requeue(keys=[self.in_flight, self.queue, self.heartbeat_key], args=["1"])
+        """Clean stop: give back anything in flight or handed over, drop claims and heartbeat."""
+        moved = self.requeue_own()
         if moved:
             log.info("put %d uncommitted events back on %s", moved, self.queue)
 
     def requeue_own(self) -> int:
-        """Put this executive's uncommitted events back (after a lost connection)."""
-        moved = int(self._requeue(keys=[self.in_flight, self.queue, self.heartbeat_key], args=["1"]))
-        return moved
+        """Put this executive's uncommitted and handed-over events back and drop its claims."""
+        self.forget_claims()
+        return self._requeue_of(self.host, self.pid, force=True)
 
     def recover_orphans(self) -> int:
-        """Requeue the in-flight events of executives whose heartbeat expired or whose process is gone."""
+        """Requeue the events and drop the claims of executives whose heartbeat expired or whose process is gone."""
         moved = 0
-        for key in self.client.scan_iter(match=keys.events_in_flight_pattern(), count=500):
-            name = key.decode() if isinstance(key, bytes) else key
-            host, _, pid_text = name.removeprefix("events_processing:").rpartition(":")
-            if not pid_text.isdigit() or (host, int(pid_text)) == (self.host, self.pid):
+        owners = self._owners()
+        self.peers = owners - {self.id}
+        for owner in owners - {self.id}:
+            host, _, pid_text = owner.rpartition(":")
+            if not pid_text.isdigit():
                 continue
             dead = host == self.host and not pid_alive(int(pid_text))
-            n = int(self._requeue(keys=[name, self.queue, keys.executive_heartbeat(host, int(pid_text))],
-                                  args=["1" if dead else "0"]))
+            n = self._requeue_of(host, int(pid_text), force=dead)
             if n:
-                log.warning("requeued %d in-flight events of gone executive %s:%s", n, host, pid_text)
+                log.warning("requeued %d in-flight and handed-over events of gone executive %s", n, owner)
+                self.peers.discard(owner)
             moved += n
         return moved
+
+    def _owners(self) -> set[str]:
+        """HOST:PID of every executive with an in-flight or hand-off list, or a claim."""
+        found = {_text(v) for v in self.client.hvals(keys.event_claims())}
+        for pattern in (keys.events_in_flight_pattern(), keys.events_handoff_pattern()):
+            prefix = pattern.removesuffix("*")
+            found.update(_text(k).removeprefix(prefix) for k in self.client.scan_iter(match=pattern, count=500))
+        return found
+
+    def _requeue_of(self, host: str, pid: int, force: bool) -> int:
+        owner = f"{host}:{pid}"
+        return int(self._requeue(keys=[keys.events_in_flight(host, pid), keys.events_handoff(owner), self.queue,
+                                       keys.executive_heartbeat(host, pid), keys.event_claims(),
+                                       keys.event_counters()],
+                                 args=["1" if force else "0", owner]))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def drop_stale_archive_keys(client: redis.Redis) -> None:

@@ -68,7 +68,10 @@ def test_sigkill_at_random_points_loses_and_repeats_nothing(redis_server: Embedd
     deadline = time.monotonic() + 120
     while real_r.llen("events") and time.monotonic() < deadline:
         proc = start_executive(redis_server, config_file)
-        time.sleep(rng.uniform(0.25, 0.8))  # startup takes ~0.3 s: some die booting, most mid-stream
+        booted = real_r.hget(keys.event_counters(), "all")
+        while proc.poll() is None and real_r.hget(keys.event_counters(), "all") == booted:
+            time.sleep(0.01)  # startup takes 0.3 s on an idle machine, seconds on a loaded one
+        time.sleep(rng.uniform(0, 0.4))  # then die a little later, mid-stream
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         kills += 1
@@ -102,15 +105,16 @@ def test_events_taken_back_from_a_stalled_executive_are_applied_once(real_r: red
     other.queue = other.queue.__class__(real_r, "events", "other-host", 4242)
     load = stalled._load_batch
 
-    def stall_then_load(events: list) -> object:
+    def stall_then_load(events: list, counter: int) -> object:
         real_r.delete(stalled.queue.heartbeat_key)  # the heartbeat lapsed during a long pause
         assert other.queue.recover_orphans() == len(events)
-        return load(events)
+        return load(events, counter)
 
     monkeypatch.setattr(stalled, "_load_batch", stall_then_load)
     stalled._boot()
     stalled._process_batch(stalled.queue.take(100))
     assert int(real_r.hget(keys.event_counters(), "all") or 0) == 0  # nothing of the batch applied by A
+    assert not real_r.exists(keys.event_claims())  # A's claims were dropped with its events
     monkeypatch.undo()
     other.drain()
     stalled.drain()
