@@ -20,6 +20,7 @@ from flapjack_py import keys
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import locks
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store.events import push_event
 
@@ -100,17 +101,12 @@ def v1_event(alert: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def sync_acks(gateway: PagerDutyGateway, client: redis.Redis, now: int) -> int:
-    """Queue an ack event for every failing check acknowledged on PagerDuty; guarded by a semaphore."""
-    if not client.set(keys.pagerduty_acks_running(), "true", nx=True, ex=SEMAPHORE_TTL):
-        log.info("pagerduty: ack poll already running, round skipped")
-        return 0
-    queued = 0
-    try:
-        for check_id in check_store.failed_check_ids(client):
-            queued += _sync_check(gateway, client, check_id, now)
-    finally:
-        client.delete(keys.pagerduty_acks_running())
-    return queued
+    """Queue an ack event for every failing check acknowledged on PagerDuty; one poll at a time (a Redis lock)."""
+    with locks.held(client, keys.pagerduty_acks_running(), SEMAPHORE_TTL) as mine:
+        if not mine:
+            log.info("pagerduty: ack poll already running, round skipped")
+            return 0
+        return sum(_sync_check(gateway, client, check_id, now) for check_id in check_store.failed_check_ids(client))
 
 
 def _sync_check(gateway: PagerDutyGateway, client: redis.Redis, check_id: str, now: int) -> int:

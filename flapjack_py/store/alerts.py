@@ -13,7 +13,7 @@ import redis
 
 from .. import keys
 from . import metrics
-from .client import to_int
+from .client import text, to_int
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def load_alert(client: redis.Redis, alert_id: str) -> dict[str, str] | None:
     data = client.hgetall(keys.alert(alert_id))
     if not data:
         return None
-    return {_s(k): _s(v) for k, v in data.items()}
+    return {text(k): text(v) for k, v in data.items()}
 
 
 def set_status(client: redis.Redis, alert_id: str, status: str, *, error: str | None = None,
@@ -84,11 +84,11 @@ def set_status(client: redis.Redis, alert_id: str, status: str, *, error: str | 
         return
     pipe = client.pipeline(transaction=True)
     pipe.hset(keys.alert(alert_id), mapping=fields)
-    if _s(previous or b"") != status:  # a retry that stays `queued` is not a new arrival at `queued`
-        metrics.count_alert(pipe, _s(medium), _s(alert_type or b""), status)
-    queued = None if queued_at is None else to_int(_s(queued_at))
+    if text(previous or b"") != status:  # a retry that stays `queued` is not a new arrival at `queued`
+        metrics.count_alert(pipe, text(medium), text(alert_type or b""), status)
+    queued = None if queued_at is None else to_int(text(queued_at))
     if status == AlertStatus.DELIVERED and queued is not None:
-        metrics.observe_delivery(pipe, _s(medium), now - queued)
+        metrics.observe_delivery(pipe, text(medium), now - queued)
     pipe.execute()
 
 
@@ -96,13 +96,10 @@ def alert_ids(client: redis.Redis, index: str, start: float | str = "-inf", end:
               offset: int = 0, limit: int = 50) -> list[str]:
     """Alert ids of an index, newest first, within [start, end]."""
     ids = client.zrevrangebyscore(index, end, start, start=offset, num=limit)
-    return [_s(i) for i in ids]
+    return [text(i) for i in ids]
 
 
 def payload_json(alert: Mapping[str, Any]) -> str:
     """The alert as JSON text (as carried by the rq job)."""
     return json.dumps(dict(alert), sort_keys=True)
 
-
-def _s(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value

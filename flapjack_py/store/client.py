@@ -49,3 +49,13 @@ def to_int(value: Any) -> int | None:
             break
         prefix += char
     return sign * int(prefix) if prefix else None
+
+
+def text(value: bytes | str) -> str:
+    """A reply as str, whichever client (bytes or str) gave it; bad UTF-8 becomes U+FFFD."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def opt_text(value: bytes | str | None) -> str | None:
+    """`text`, keeping None (a missing key or field)."""
+    return None if value is None else text(value)

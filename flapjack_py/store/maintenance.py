@@ -16,6 +16,7 @@ import redis
 
 from .. import keys
 from ..checks import current_scheduled_window, to_int
+from .client import text
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,7 @@ def finish_unscheduled(pipe: Writes, entity: str, check: str, current_start: int
 def load_windows(client: redis.Redis, entity: str, check: str, kind: str) -> dict[int, int]:
     """start -> duration of every window of `kind`."""
     pairs = client.zrange(keys.maintenances(entity, check, kind), 0, -1, withscores=True)
-    return {int(float(_s(m))): int(s) for m, s in pairs}
+    return {int(float(text(m))): int(s) for m, s in pairs}
 
 
 def in_force(client: redis.Redis, entity: str, check: str, kind: str) -> int | None:
@@ -180,8 +181,5 @@ def list_windows(client: redis.Redis, entity: str, check: str, kind: str) -> lis
     if not windows:
         return []
     summaries = client.mget([keys.maintenance_summary(entity, check, kind, s) for s, _ in windows])
-    return [Window(s, d, _s(t) if t is not None else "") for (s, d), t in zip(windows, summaries, strict=True)]
+    return [Window(s, d, text(t) if t is not None else "") for (s, d), t in zip(windows, summaries, strict=True)]
 
-
-def _s(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value

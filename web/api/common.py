@@ -10,7 +10,6 @@ import json as stdlib_json
 import logging
 import re
 import time
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,10 +17,10 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-import redis
 from flask import Response, current_app, json, request
 
 from flapjack_py import keys
+from flapjack_py.store import locks
 
 from ..errors import JSONAPI_TYPE, ApiError
 
@@ -200,13 +199,6 @@ def iso(ts: int | None) -> str | None:
 
 # --- the contact lock (api-v1 1.5) --------------------------------------------------
 
-_RELEASE = """
--- KEYS[1] the lock key; ARGV[1] the holder's token. Deletes the key only if this holder has it.
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-
 @contextmanager
 def contact_lock(sleep: Callable[[float], None] | None = None) -> Iterator[None]:
     """Hold `semaphores:contact_mass_update` around contact writes; 423 when it can't be taken.
@@ -214,17 +206,15 @@ def contact_lock(sleep: Callable[[float], None] | None = None) -> Iterator[None]
     `sleep` (default: time.sleep, looked up per call so tests can patch it) waits between attempts.
     """
     sleep = sleep or time.sleep
-    client: redis.Redis = ctx().client
-    token = uuid.uuid4().hex
-    key = keys.contact_mass_update_lock()
-    for attempt in range(LOCK_TRIES):
-        if client.set(key, token, nx=True, ex=LOCK_TTL):
+    lock = locks.try_lock(ctx().client, keys.contact_mass_update_lock(), LOCK_TTL)
+    for _ in range(LOCK_TRIES - 1):
+        if lock is not None:
             break
-        if attempt < LOCK_TRIES - 1:
-            sleep(1)
-    else:
+        sleep(1)
+        lock = locks.try_lock(ctx().client, keys.contact_mass_update_lock(), LOCK_TTL)
+    if lock is None:
         raise ApiError(423, "unable to obtain lock for resource 'contact_mass_update'")
     try:
         yield
     finally:
-        client.eval(_RELEASE, 1, key, token)
+        locks.release(lock)
