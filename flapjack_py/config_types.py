@@ -14,11 +14,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import PydanticCustomError
 
-from .durations import YEAR, parse_duration
+from .durations import MAX_DURATION, parse_duration
 from .errors import ConfigError, InvalidDuration
 
-MAX_DURATION = 1000 * YEAR
-"""Longest duration any setting takes, in seconds (1000 years)."""
 MAX_TIMEOUT = 3600.0
 """Longest network timeout or wait a setting takes, in seconds."""
 SECRET_SETTING = re.compile(r"pass|token|secret|auth|key|sid|credential", re.IGNORECASE)

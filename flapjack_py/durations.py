@@ -12,6 +12,8 @@ DAY = 86400
 WEEK = 7 * DAY
 MONTH = 30 * DAY
 YEAR = 31_557_600  # 365.25 days, as chronic_duration counts a year
+MAX_DURATION = 1000 * YEAR
+"""Longest duration accepted anywhere (config, events), in seconds: datetimes stay within year 9999."""
 
 _UNITS = {
     "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,

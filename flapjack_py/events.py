@@ -1,14 +1,19 @@
-"""Events: parse and validate the raw JSON feeders push (engine.md sections 1.2-1.3). Pure."""
+"""Events: parse and validate the raw JSON feeders push (engine.md sections 1.2-1.3). Pure.
+
+Input that could hurt is refused before it costs anything: events longer than
+`max_bytes`, bytes that are not UTF-8, JSON nested deeper than MAX_JSON_DEPTH,
+and integers outside their range (a 5,000-digit `time` is never given to int()).
+"""
 
 from __future__ import annotations
 
-import codecs
 import json
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from .durations import MAX_DURATION
 from .errors import InvalidEvent
 
 REQUIRED_KEYS = ("type", "state", "entity", "check")
@@ -17,18 +22,20 @@ OPTIONAL_KEYS = ("time", "summary", "details", "acknowledgement_id", "duration",
 EVENT_TYPES = ("service", "action")
 STATES = ("ok", "warning", "critical", "unknown", "acknowledgement", "test_notifications")
 FAILURE_STATES = ("warning", "critical", "unknown")
-_QUESTION_MARK = "flapjack-question-mark"
-
-
-def _replace_with_question_mark(exc: UnicodeError) -> tuple[str, int]:
-    """Codec error handler: an invalid UTF-8 sequence becomes `?` (engine.md 1.3), as Ruby's scrub('?')."""
-    if not isinstance(exc, UnicodeDecodeError):
-        raise exc
-    return "?", exc.end
-
-
-codecs.register_error(_QUESTION_MARK, _replace_with_question_mark)
-_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only, matched with fullmatch (no "12\n", no other scripts' digits)
+DEFAULT_MAX_EVENT_BYTES = 64 * 1024
+"""Longest raw event accepted when the caller gives no limit (config executive.max_event_bytes)."""
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of arrays/objects accepted; a valid event needs 2."""
+MAX_TIME = 32_503_680_000
+"""Largest absolute `time` accepted: 3000-01-01T00:00:00Z in unix seconds."""
+INTEGER_RANGES = {"time": MAX_TIME, "duration": MAX_DURATION, "initial_failure_delay": MAX_DURATION,
+                  "repeat_failure_delay": MAX_DURATION}
+"""Integer field -> largest absolute value accepted (negative JSON integers pass, engine.md 1.2)."""
+MAX_ACK_ID_LENGTH = 256
+_DIGITS = re.compile(r"[0-9]{1,20}")  # ASCII digits only, matched with fullmatch (no "12\n", no other scripts' digits)
+_ALL_DIGITS = re.compile(r"[0-9]+")
+_BRACKET = re.compile(r"[][{}]")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
 class EventType(StrEnum):
@@ -83,9 +90,13 @@ class Event:
         return self.type == EventType.ACTION and self.state == "test_notifications"
 
 
-def parse_event(raw: str | bytes) -> Event | None:
-    """Parse one raw event; return None for a noop; raise InvalidEvent listing every problem."""
-    data = _load_json(raw)
+def parse_event(raw: str | bytes, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> Event | None:
+    """Parse one raw event; return None for a noop; raise InvalidEvent listing every problem.
+
+    Events longer than `max_bytes` (UTF-8 bytes), not UTF-8, or nested deeper than
+    MAX_JSON_DEPTH are refused before they are parsed.
+    """
+    data = _load_json(_checked_text(raw, max_bytes))
     if data.get("type") == "noop":
         return None
     errors = _check_keys(data)
@@ -100,9 +111,32 @@ _ALLOWED_KEYS = frozenset(REQUIRED_KEYS + OPTIONAL_KEYS)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _load_json(raw: str | bytes) -> dict[str, Any]:
+def _checked_text(raw: str | bytes, max_bytes: int) -> str:
+    """The event as text, or InvalidEvent when it is too long, not UTF-8, or too deeply nested."""
+    size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise InvalidEvent([f"event too large: {size} bytes, more than the {max_bytes} allowed (executive.max_event_bytes)"])
     if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", _QUESTION_MARK)
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidEvent([f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"]) from None
+    if raw.count("[") + raw.count("{") > MAX_JSON_DEPTH and _too_deep(raw):
+        raise InvalidEvent([f"JSON nested deeper than {MAX_JSON_DEPTH} levels"])
+    return raw
+
+
+def _too_deep(text: str) -> bool:
+    """True when [ and { outside strings nest deeper than MAX_JSON_DEPTH; stops at the first such place."""
+    depth = 0
+    for match in _BRACKET.finditer(_JSON_STRING.sub("", text)):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > MAX_JSON_DEPTH:
+            return True
+    return False
+
+
+def _load_json(raw: str) -> dict[str, Any]:
     try:
         data = _DECODER.decode(raw)
     except (ValueError, RecursionError) as exc:
@@ -152,13 +186,34 @@ def _check_field(name: str, value: Any) -> str | None:
     check = _FIELD_CHECKS.get(name)
     if value is None or check is None or check[0](value):
         return None
-    return f"{name} must be {check[1]}, got {json.dumps(value)}"
+    if name in INTEGER_RANGES and (_is_integer(value) or (isinstance(value, str) and _ALL_DIGITS.fullmatch(value))):
+        return f"{name} must be between -{INTEGER_RANGES[name]} and {INTEGER_RANGES[name]}, got {_shown(value)}"
+    return f"{name} must be {check[1]}, got {_shown(value)}"
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON for an error message, cut to 60 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
 
 
 def _is_integer(value: Any) -> bool:
+    """An int, or a string of 1-20 ASCII digits (longer ones are out of every range anyway)."""
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, str) and _DIGITS.fullmatch(value) is not None)
+
+
+def _in_range(name: str) -> Any:
+    def check(value: Any) -> bool:
+        return _is_integer(value) and abs(int(value)) <= INTEGER_RANGES[name]
+    return check
+
+
+def _is_ack_id(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return False
+    return len(value) <= MAX_ACK_ID_LENGTH if isinstance(value, str) else abs(value) < 2**63
 
 
 def _is_string_list(value: Any) -> bool:
@@ -166,9 +221,9 @@ def _is_string_list(value: Any) -> bool:
 
 
 _FIELD_CHECKS: dict[str, tuple[Any, str]] = {
-    **dict.fromkeys(("time", "initial_failure_delay", "repeat_failure_delay", "duration"), (_is_integer, "an integer")),
+    **{name: (_in_range(name), "an integer") for name in INTEGER_RANGES},
     **dict.fromkeys(("summary", "details", "perfdata"), (lambda v: isinstance(v, str), "a string")),
-    "acknowledgement_id": (lambda v: not isinstance(v, bool) and isinstance(v, (str, int)), "a string or integer"),
+    "acknowledgement_id": (_is_ack_id, f"a string (at most {MAX_ACK_ID_LENGTH} characters) or a 64-bit integer"),
     "tags": (_is_string_list, "an array of strings"),
 }
 

@@ -189,6 +189,33 @@ class Executive:
             self._batch_seconds.append(time.perf_counter() - started)
 
     def _process_taken(self, taken: Taken) -> None:
+        """Process a batch; if it fails as a whole, its uncommitted events go one by one, a failing one rejected."""
+        try:
+            self._process_together(taken)
+        except (redis.ConnectionError, redis.TimeoutError):
+            raise
+        except Exception as exc:  # one bad event must not stop the executive, nor its successors
+            done = len(taken) - min(self.queue.in_flight_count(), len(taken))
+            singles = [Taken(raws=[raw], claims=[claim], counter=taken.counter + i)
+                       for i, (raw, claim) in enumerate(zip(taken.raws, taken.claims, strict=True)) if i >= done]
+            if len(taken) > 1:
+                log.exception("a batch of %d events failed; processing its %d uncommitted ones one at a time",
+                              len(taken), len(singles))
+                for single in singles:
+                    self._process_taken(single)
+            elif singles:
+                log.exception("event failed alone; filed as rejected")
+                self._reject_alone(singles[0], f"internal error: {exc!r}")
+
+    def _reject_alone(self, taken: Taken, reason: str) -> None:
+        batch = _Batch({}, {}, taken.counter, in_flight=1)
+        try:
+            self._commit(batch, [self._rejected(taken.raws[0], taken.claims[0], int(time.time()), reason)])
+        except _InFlightTaken:
+            log.error("another executive took back this one's in-flight events; it processes them")
+            self.queue.forget_claims()
+
+    def _process_together(self, taken: Taken) -> None:
         parsed = [self._parse(raw) for raw in taken.raws]
         batch = self._load_batch([p for p in parsed if isinstance(p, Event)], taken.counter)
         batch.in_flight = len(taken)
@@ -263,9 +290,12 @@ class Executive:
 
     def _parse(self, raw: bytes) -> Event | InvalidEvent | None:
         try:
-            return parse_event(raw)
+            return parse_event(raw, self.cfg.max_event_bytes)
         except InvalidEvent as exc:
             return exc
+        except Exception as exc:  # parsing is pure: any other failure is this event's alone
+            log.exception("event could not be parsed; filed as rejected")
+            return InvalidEvent([f"internal error while parsing: {exc!r}"])
 
     def _load_batch(self, events: list[Event], counter: int) -> _Batch:
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
@@ -312,8 +342,10 @@ class Executive:
         _log_failed_commands(results)
 
     def _reject(self, writes: WriteBuffer, raw: bytes, now: int, reason: str) -> None:
-        log.warning("rejected event (%s): %.200r", reason, raw)
-        self.queue.reject(writes, raw, now)
+        """File the event as rejected; of an oversized event only the first max_event_bytes are kept."""
+        log.warning("rejected event (%s): %r%s", reason, raw[:200], "..." if len(raw) > 200 else "")
+        limit = self.cfg.max_event_bytes
+        self.queue.reject(writes, raw[:limit], now, reason, size=len(raw))
         metric_store.count_rejected(writes, reason)
 
     # --- one event ---------------------------------------------------------

@@ -65,6 +65,14 @@ def events_rejected(hour: str) -> str:
     return f"events_rejected:{hour}"
 
 
+def events_rejected_reasons(hour: str) -> str:
+    """list: JSON {"reason", "bytes", "time"} per rejected event of UTC hour YYYYMMDDHH, in events_rejected order.
+
+    Not a Flapjack key: Flapjack only logs the reason.
+    """
+    return f"events_rejected_reasons:{hour}"
+
+
 def events_rejected_pattern() -> str:
     """SCAN pattern matching every events_rejected:* list."""
     return "events_rejected:*"

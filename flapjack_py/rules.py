@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import tzinfo
 from typing import Any
 
+from .patterns import InvalidPattern, Pattern, compile_pattern, pattern_error
 from .time_restrictions import InvalidTimeRestriction, restrictions_occurring, validate_restriction
 
 log = logging.getLogger(__name__)
@@ -157,6 +157,8 @@ def validate_rule_fields(fields: Mapping[str, Any]) -> list[str]:
             ok = value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value))
         if not ok:
             errors.append(message)
+        elif name in ("regex_entities", "regex_tags") and value:
+            errors += [f"Rule {name}: {problem}" for v in value if (problem := pattern_error(v))]
     return errors
 
 
@@ -181,8 +183,8 @@ def rule_matches(rule: NotificationRule, entity: str, tags: Iterable[str], now: 
     tag_set = set(tags)
     try:
         criteria = _criteria_match(rule, entity, tag_set)
-    except re.error as exc:
-        log.warning("notification rule %s (contact %s): invalid regex (%s); rule ignored",
+    except InvalidPattern as exc:
+        log.warning("notification rule %s (contact %s): %s; rule ignored",
                     rule.id, rule.contact_id, exc)
         return False
     return criteria and restrictions_occurring(rule.time_restrictions, now, zone)
@@ -216,9 +218,9 @@ def _criteria_match(rule: NotificationRule, entity: str, tags: set[str]) -> bool
     return True
 
 
-def _patterns(sources: Sequence[str]) -> list[re.Pattern[str]]:
-    """Compile every pattern first, so an invalid one excludes the rule even after a failing match."""
-    return [re.compile(source) for source in sources]
+def _patterns(sources: Sequence[str]) -> list[Pattern]:
+    """Compile every pattern first (RE2, cached), so an invalid one excludes the rule even after a failing match."""
+    return [compile_pattern(source) for source in sources]
 
 
 def _json_list(rule_id: str, name: str, text: str | None) -> Any:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html.parser
 import logging
 import os
-import re
 import resource
 import socket
 import time
@@ -26,6 +25,8 @@ from flapjack_py import __version__
 from flapjack_py.durations import HOUR, parse_duration, words
 from flapjack_py.errors import InvalidDuration
 from flapjack_py.events import FAILURE_STATES
+from flapjack_py.patterns import InvalidPattern, Match, Pattern, escape
+from flapjack_py.patterns import compile_pattern as compile_re2
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
@@ -43,7 +44,8 @@ MAX_SHOWN = 30
 """Most entity names listed by `find entities`."""
 DEFAULT_COMMENT = "Set via chatbot"
 ENTITY_NAME = r"([a-z0-9.-]+)"
-FLAGS = re.IGNORECASE | re.DOTALL
+MAX_COMMAND_LENGTH = 2000
+"""Longest chat command interpreted, in characters."""
 
 HELP = "\n".join([
     "commands:",
@@ -97,7 +99,7 @@ def command_in_room(body: str, identifiers: Iterable[str]) -> str | None:
     """The command of a room message addressed to the bot (`<identifier>[:] command`), else None."""
     text = strip_html(body)
     for identifier in sorted(set(identifiers), key=len, reverse=True):
-        match = re.match(rf"{re.escape(identifier)}(?::|\s)\s*(.*)", text, FLAGS)
+        match = _command(rf"{escape(identifier)}(?::|\s)\s*(.*)").match(text)
         if match:
             return match.group(1).strip()
     return None
@@ -106,7 +108,7 @@ def command_in_room(body: str, identifiers: Iterable[str]) -> str | None:
 def command_in_chat(body: str) -> str:
     """The command of a direct message: the body without a leading `flapjack:`."""
     text = strip_html(body)
-    match = re.match(r"flapjack:\s+(.*)", text, FLAGS)
+    match = _command(r"flapjack:\s+(.*)").match(text)
     return (match.group(1) if match else text).strip()
 
 
@@ -121,25 +123,27 @@ class Bot:
         self.client = client
         self.settings = settings
         self.clock = clock
-        self.commands: list[tuple[re.Pattern[str], Callable[[re.Match[str], str, int], str]]] = [
-            (re.compile(r"ACKID\s+([0-9a-f]+)(?:\s+(.*))?", FLAGS), self._ackid),
-            (re.compile(r"help", FLAGS), lambda m, s, n: HELP),
-            (re.compile(r"identify", FLAGS), self._identify),
-            (re.compile(rf"test notifications for\s+{ENTITY_NAME}(?::(.+))?", FLAGS), self._test),
-            (re.compile(rf"tell me about\s+{ENTITY_NAME}(?::(.+))?", FLAGS), self._tell),
-            (re.compile(rf"(?:find\s+)?checks(?:\s+matching\s+/(.+?)/)?\s+on\s+"
-                        rf"(?:entities\s+matching\s+/(.+)/|{ENTITY_NAME})(?:\s.*)?", FLAGS), self._find_checks),
-            (re.compile(r"(?:find\s+)?entities\s+matching\s+/(.+)/.*", FLAGS), self._find_entities),
-            (re.compile(r"(?:ack\s+)?entities\s+/(.+?)/(?:\s+(.*))?", FLAGS), self._ack_entities),
-            (re.compile(r"maint\s+entities\s+/(.+?)/(?:\s+(.*))?", FLAGS), self._maint_entities),
-            (re.compile(r"status\s+entities\s+/(.+?)/", FLAGS), self._status_entities),
-            (re.compile(r"(?:ack\s+)?checks\s+/(.+?)/\s+on\s+/(.+?)/(?:\s+(.*))?", FLAGS), self._ack_checks),
-            (re.compile(r"status\s+checks\s+/(.+?)/(?:\s+on\s+/(.+?)/)?", FLAGS), self._status_checks),
+        self.commands: list[tuple[Pattern, Callable[[Match, str, int], str]]] = [
+            (_command(r"ACKID\s+([0-9a-f]+)(?:\s+(.*))?"), self._ackid),
+            (_command(r"help"), lambda m, s, n: HELP),
+            (_command(r"identify"), self._identify),
+            (_command(rf"test notifications for\s+{ENTITY_NAME}(?::(.+))?"), self._test),
+            (_command(rf"tell me about\s+{ENTITY_NAME}(?::(.+))?"), self._tell),
+            (_command(rf"(?:find\s+)?checks(?:\s+matching\s+/(.+?)/)?\s+on\s+"
+                      rf"(?:entities\s+matching\s+/(.+)/|{ENTITY_NAME})(?:\s.*)?"), self._find_checks),
+            (_command(r"(?:find\s+)?entities\s+matching\s+/(.+)/.*"), self._find_entities),
+            (_command(r"(?:ack\s+)?entities\s+/(.+?)/(?:\s+(.*))?"), self._ack_entities),
+            (_command(r"maint\s+entities\s+/(.+?)/(?:\s+(.*))?"), self._maint_entities),
+            (_command(r"status\s+entities\s+/(.+?)/"), self._status_entities),
+            (_command(r"(?:ack\s+)?checks\s+/(.+?)/\s+on\s+/(.+?)/(?:\s+(.*))?"), self._ack_checks),
+            (_command(r"status\s+checks\s+/(.+?)/(?:\s+on\s+/(.+?)/)?"), self._status_checks),
         ]
 
     def reply(self, command: str, sender: str) -> str:
         """Interpret `command` from `sender` (FROM: room JID or resource); return the reply text."""
         command = command.strip()
+        if len(command) > MAX_COMMAND_LENGTH:
+            return f"that command is longer than {MAX_COMMAND_LENGTH} characters; not read"
         now = int(self.clock())
         try:
             for pattern, handler in self.commands:
@@ -155,7 +159,7 @@ class Bot:
 
     # --- commands ------------------------------------------------------------
 
-    def _ackid(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _ackid(self, match: Match, sender: str, now: int) -> str:
         ack_id = match.group(1)
         comment, options = split_options(match.group(2) or "", ("duration",))
         if not comment:
@@ -171,7 +175,7 @@ class Bot:
         verb = "Changing ACK for" if acked else "ACKing"
         return f"{verb} {check} on {entity} ({ack_id})"
 
-    def _identify(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _identify(self, match: Match, sender: str, now: int) -> str:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         return "\n".join([
             f"Flapjack {__version__} process {os.getpid()} on {socket.getfqdn()}",
@@ -182,7 +186,7 @@ class Bot:
             " ".join(os.uname()),
         ])
 
-    def _test(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _test(self, match: Match, sender: str, now: int) -> str:
         entity, check = match.group(1).lower(), (match.group(2) or "test").strip()
         if entity_store.entity_id(self.client, entity) is None:
             return f"yeah, no I can't see {entity} in my systems"
@@ -192,7 +196,7 @@ class Bot:
         log.info("jabber bot: %s asked for test notifications for %s:%s", sender, entity, check)
         return f"so you want me to test notifications for entity: {entity}, check: {check} eh? ... well OK!"
 
-    def _tell(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _tell(self, match: Match, sender: str, now: int) -> str:
         entity, check = match.group(1).lower(), match.group(2)
         if entity_store.entity_id(self.client, entity) is None:
             return f"hmmm, I can't see {entity} in my systems"
@@ -207,7 +211,7 @@ class Bot:
             lines += self._maintenance_lines(entity, name, now)
         return "\n".join(lines)
 
-    def _find_checks(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _find_checks(self, match: Match, sender: str, now: int) -> str:
         check_re = compile_pattern(match.group(1)) if match.group(1) else None
         entity_pattern, entity = match.group(2), match.group(3)
         names = self._matching_entities(entity_pattern) if entity_pattern else [entity.lower()]
@@ -223,7 +227,7 @@ class Bot:
             lines.append("----")
         return "\n".join(lines)
 
-    def _find_entities(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _find_entities(self, match: Match, sender: str, now: int) -> str:
         pattern = match.group(1).strip()
         names = self._matching_entities(pattern)
         count = len(names)
@@ -237,7 +241,7 @@ class Bot:
             header = f"found {count} entities matching /{pattern}/ ... "
         return header + "\n" + ", ".join(names[:MAX_SHOWN])
 
-    def _ack_entities(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _ack_entities(self, match: Match, sender: str, now: int) -> str:
         pattern = match.group(1).strip()
         comment, options = split_options(match.group(2) or "", ("duration",))
         names = self._matching_entities(pattern)
@@ -248,7 +252,7 @@ class Bot:
             return "found no matching entities with failing checks"
         return self._ack_all(failing, sender, comment, options, now)
 
-    def _maint_entities(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _maint_entities(self, match: Match, sender: str, now: int) -> str:
         comment, options = split_options(match.group(2) or "", ("start-in", "start-at", "duration"))
         checks = self._checks_of_entities(match.group(1).strip())
         if isinstance(checks, str):
@@ -261,7 +265,7 @@ class Bot:
         log.info("jabber bot: %s put %d checks in scheduled maintenance", sender, len(checks))
         return "\n".join(["Maint list:"] + [f"{e}:{c}" for e, c in checks])
 
-    def _status_entities(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _status_entities(self, match: Match, sender: str, now: int) -> str:
         checks = self._checks_of_entities(match.group(1).strip())
         return checks if isinstance(checks, str) else self._status_list(checks)
 
@@ -273,7 +277,7 @@ class Bot:
         checks = self._current_checks(names)
         return checks or f"found no checks on entities matching /{pattern}/"
 
-    def _ack_checks(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _ack_checks(self, match: Match, sender: str, now: int) -> str:
         check_re = compile_pattern(match.group(1).strip())
         names = self._matching_entities(match.group(2).strip())
         comment, options = split_options(match.group(3) or "", ("duration",))
@@ -282,7 +286,7 @@ class Bot:
             return "found no matching failing checks"
         return self._ack_all(failing, sender, comment, options, now)
 
-    def _status_checks(self, match: re.Match[str], sender: str, now: int) -> str:
+    def _status_checks(self, match: Match, sender: str, now: int) -> str:
         check_re = compile_pattern(match.group(1).strip())
         names = self._matching_entities(match.group(2).strip() if match.group(2) else ".*")
         checks = [(e, c) for e, c in self._current_checks(names) if check_re.search(c)]
@@ -354,18 +358,23 @@ class Bot:
 # --- parsing helpers ------------------------------------------------------------
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """Compile a /pattern/ from chat (case-insensitive); BadPattern when invalid."""
+def compile_pattern(pattern: str) -> Pattern:
+    """Compile a /pattern/ from chat (case-insensitive, RE2: linear time); BadPattern when invalid."""
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error:
+        return compile_re2(pattern, ignore_case=True)
+    except InvalidPattern:
         raise BadPattern(pattern) from None
+
+
+def _command(source: str) -> Pattern:
+    """One of the bot's own patterns: case-insensitive, `.` matching newlines too, RE2."""
+    return compile_re2(f"(?s){source}", ignore_case=True)
 
 
 def split_options(text: str, names: Sequence[str]) -> tuple[str, dict[str, str]]:
     """Split `comment name: value ...` into the comment and {name: value} (names matched case-insensitively)."""
-    alternatives = "|".join(re.escape(n) for n in names)
-    parts = re.split(rf"(?:^|\s+)({alternatives}):\s*", text.strip(), flags=re.IGNORECASE)
+    alternatives = "|".join(escape(n) for n in names)
+    parts = _command(rf"(?:^|\s+)({alternatives}):\s*").split(text.strip())
     options = {parts[i].lower(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
     return parts[0].strip(), options
 

@@ -144,9 +144,15 @@ class EventQueue:
         pipe.sadd(keys.known_events_archive_keys(), key)
         pipe.expire(key, maxage)
 
-    def reject(self, pipe: Any, raw: bytes, now: float) -> None:
-        """File an invalid event's raw text on the hourly rejected list and count it."""
-        pipe.lpush(keys.events_rejected(utc_hour(now)), raw)
+    def reject(self, pipe: Any, raw: bytes, now: float, reason: str = "", size: int | None = None) -> None:
+        """File an invalid event's raw text on the hourly rejected list, its reason alongside, and count it.
+
+        `size` is the event's original length when `raw` is only its beginning (an oversized event).
+        """
+        hour = utc_hour(now)
+        pipe.lpush(keys.events_rejected(hour), raw)
+        record = {"reason": reason, "bytes": len(raw) if size is None else size, "time": int(now)}
+        pipe.lpush(keys.events_rejected_reasons(hour), json.dumps(record))
         self.count(pipe, ("all", "invalid"))
 
     def count(self, pipe: Any, fields: tuple[str, ...]) -> None:

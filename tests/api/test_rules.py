@@ -156,3 +156,10 @@ def test_general_rule_has_every_medium(client: FlaskClient, ada: str) -> None:
     found = body_of(client.get(f"/api/notification_rules/{rule_id}"))["notification_rules"][0]
     assert found["warning_media"] == found["critical_media"] == list(ALL_MEDIA)
     assert (found["unknown_media"], found["entities"], found["tags"]) == (None, [], [])
+
+
+def test_post_regex_re2_cannot_run_is_422_with_the_reason(client: FlaskClient, ada: str) -> None:
+    response = add_rules(client, ada, {**ITEM, "regex_entities": ["(?<!db)-prod"]})
+
+    [message] = errors(response, 422)
+    assert message.startswith("Rule regex_entities: /(?<!db)-prod/ is not a valid RE2 regular expression")

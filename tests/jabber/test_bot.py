@@ -292,3 +292,11 @@ def test_settings_defaults() -> None:
 def test_reconnect_backoff() -> None:
     from gateways.jabber import backoff
     assert [backoff(n) for n in (1, 10, 11, 60, 61, 500)] == [2, 2, 10, 10, 60, 60]
+
+
+def test_chat_patterns_run_in_linear_time_and_re2_rejects_backreferences(bot: Bot, world: redis.Redis) -> None:
+    world.hset(keys.entity_names_by_id(), "id-a", "a" * 40 + "!")  # (a+)+$ would backtrack for days with re
+
+    assert bot.reply("find entities matching /(a+)+$/", FROM) == "found no entities matching /(a+)+$/"
+    assert bot.reply("status entities /(f)\\1/", FROM) == "that doesn't seem to be a valid pattern - /(f)\\1/"
+    assert bot.reply("status entities /" + "x" * 3000 + "/", FROM).startswith("that command is longer than")

@@ -300,12 +300,11 @@ def test_text_fields_are_stripped_and_empty_becomes_absent(raw_event: RawEvent, 
     assert event is not None and getattr(event, field) == expected
 
 
-def test_invalid_utf8_is_replaced_by_question_marks() -> None:
+def test_invalid_utf8_is_rejected_with_its_place() -> None:
+    """Issue 17 (wins over engine.md 1.3, which replaced such bytes by `?`): non-UTF-8 input is refused."""
     raw = b'{"type": "service", "state": "ok", "entity": "e", "check": "c", "summary": "caf\xff \xfe!"}'
 
-    event = parse_event(raw)
-
-    assert event is not None and event.summary == "caf? ?!"
+    assert rejected(raw) == ["not UTF-8: byte 0xff at offset 79"]
 
 
 def test_valid_utf8_and_replacement_character_survive(raw_event: RawEvent) -> None:
@@ -359,3 +358,58 @@ def test_derived_tags_split_entity_once_and_check_on_whitespace(entity: str, che
 ])
 def test_perfdata_is_split_into_key_value_pairs(perfdata: str, expected: list[dict[str, str]]) -> None:
     assert parse_perfdata(perfdata) == expected
+
+
+# --- input that cannot hurt (issue 17) ---------------------------------------------
+
+
+def test_event_over_the_size_limit_is_refused_unparsed(raw_event: RawEvent) -> None:
+    raw = raw_event(summary="x" * 10_000_000).encode()
+
+    assert rejected(raw) == [f"event too large: {len(raw)} bytes, more than the 65536 allowed (executive.max_event_bytes)"]
+    with pytest.raises(InvalidEvent):
+        parse_event(raw_event(summary="x" * 2000), max_bytes=1024)
+    assert parse_event(raw_event(summary="x" * 2000), max_bytes=4096) is not None
+
+
+@pytest.mark.parametrize("nesting", ["[" * 30_000 + "]" * 30_000, '{"a":' * 17 + "1" + "}" * 17])
+def test_json_nested_too_deep_is_refused(nesting: str) -> None:
+    raw = '{"type": "service", "state": "ok", "entity": "e", "check": "c", "details": ' + nesting + "}"
+
+    assert rejected(raw) == ["JSON nested deeper than 16 levels"]
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(raw_event: RawEvent) -> None:
+    event = parse_event(raw_event(summary='[{"' * 1000, tags=["[[[[", '\\"{{{{']))
+
+    assert event is not None and event.summary == '[{"' * 1000
+
+
+@pytest.mark.parametrize("field", INTEGER_FIELDS)
+@pytest.mark.parametrize("value", ["9" * 5000, "9" * 21, 10**15, -(10**15)],
+                         ids=["5000-digit-string", "21-digit-string", "huge", "huge-negative"])
+def test_integers_out_of_range_are_refused(raw_event: RawEvent, field: str, value: object) -> None:
+    [error] = rejected(raw_event(**{field: value}))
+
+    assert error.startswith(f"{field} must be between -") and len(error) < 200
+
+
+def test_five_thousand_digit_json_number_is_refused() -> None:
+    raw = '{"type": "service", "state": "ok", "entity": "e", "check": "c", "time": ' + "9" * 5000 + "}"
+
+    assert "not valid JSON" in text_of(rejected(raw))
+
+
+@pytest.mark.parametrize(("field", "value"), [("time", 32_503_680_000), ("duration", 1000 * 31_557_600),
+                                              ("initial_failure_delay", "31557600000"), ("time", -1)])
+def test_integers_at_their_limits_are_accepted(raw_event: RawEvent, field: str, value: object) -> None:
+    event = parse_event(raw_event(**{field: value}))
+
+    assert event is not None and getattr(event, field) == int(str(value))
+
+
+@pytest.mark.parametrize("value", ["a" * 257, 2**63])
+def test_acknowledgement_id_has_a_size(raw_event: RawEvent, value: object) -> None:
+    errors = rejected(raw_event(type="action", state="acknowledgement", acknowledgement_id=value))
+
+    assert "acknowledgement_id" in text_of(errors)

@@ -215,3 +215,21 @@ def test_fixed_period_rules_give_the_same_answer_without_walking_from_their_star
     began = _time.perf_counter()
     restrictions_occurring([old], int(start.timestamp()) + 3600, zone)
     assert _time.perf_counter() - began < 1.0
+
+
+def test_catastrophic_regex_matches_in_linear_time() -> None:
+    """`(a+)+$` against 40 a's and a `!` would backtrack for days with Python's re (the per-test timeout fails it)."""
+    rules = [make_rule(id="redos", regex_entities=["(a+)+$"], critical_media=["sms"]),
+             make_rule(id="nested", regex_entities=["^(([a-z0-9]+)+[-.]?)+X$"], critical_media=["sms"]),
+             make_rule(id="g", critical_media=["email"])]
+
+    assert choose(rules, entity="a" * 40 + "!") == (("email",), False)
+    assert choose(rules, entity="web-01-frontend.eu-west.prod.example.com") == (("email",), False)
+
+
+@pytest.mark.parametrize(("pattern", "problem"), [("(a)\\1", "invalid escape sequence"), ("(?=x)", "(?="),
+                                                 ("a{1000}{1000}", "bad repetition"), ("x" * 1001, "longer than")])
+def test_patterns_re2_cannot_run_are_invalid(pattern: str, problem: str) -> None:
+    [message] = validate_rule_fields({"regex_entities": ["^ok$", pattern]})
+    assert message.startswith("Rule regex_entities: /") and problem in message
+    assert choose([make_rule(regex_tags=[pattern], critical_media=["sms"])], tags=("x",)) == ((), False)
