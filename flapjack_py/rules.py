@@ -184,7 +184,7 @@ def rule_matches(rule: NotificationRule, entity: str, tags: Iterable[str], now: 
     try:
         criteria = _criteria_match(rule, entity, tag_set)
     except InvalidPattern as exc:
-        log.warning("notification rule %s (contact %s): %s; rule ignored",
+        log.warning("notification rule %s (contact %s): invalid regex (%s); rule ignored",
                     rule.id, rule.contact_id, exc)
         return False
     return criteria and restrictions_occurring(rule.time_restrictions, now, zone)
