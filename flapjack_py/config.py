@@ -48,6 +48,16 @@ def _redis_url(url: str) -> str:
     return url
 
 
+def _rate_limit(text: str) -> str:
+    from limits import parse_many  # Flask-Limiter's notation, checked at startup rather than at the first login
+
+    try:
+        parse_many(text)
+    except ValueError:
+        raise ValueError(f"expected a rate such as '10 per 15 minutes', got {text!r}") from None
+    return text
+
+
 def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
 
@@ -91,6 +101,18 @@ class WebConfig(Section):
     api_token: TextOrTexts = ()
     api_base_url: Text | None = None
     threads: Annotated[int, Field(ge=1, le=256, strict=True)] = 8
+    allow_anonymous: Bool = False
+    """With no user and no token, listen beyond loopback anyway (the app is then open to anyone)."""
+    secure_cookies: Bool = False
+    """Mark the session cookie Secure even when requests do not arrive over https."""
+    cors_origins: Texts = ()
+    """Origins (scheme://host[:port]) whose web pages may call /api from a browser."""
+    session_idle_timeout: Annotated[Seconds, Field(ge=60)] = 3600
+    """Seconds without a request before a UI login ends."""
+    max_content_length: Annotated[int, Field(ge=1024, le=1024 ** 3, strict=True)] = 1_048_576
+    """Largest request body in bytes; larger ones are refused with 413 before they are read."""
+    login_rate_limit: Annotated[Text, AfterValidator(_rate_limit)] = "10 per 15 minutes"
+    """Failed logins allowed per user name and per client address (Flask-Limiter notation)."""
 
 
 class LoggingConfig(Section):

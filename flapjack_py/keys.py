@@ -455,3 +455,26 @@ def metrics_batch_seconds() -> str:
 def metrics_rejected() -> str:
     """hash: reject reason class -> number of events rejected for it (monotonic counters)."""
     return "flapjack_metrics:rejected"
+
+
+# --- web users, tokens and sessions (flapjack-py only; outside Flapjack 1.x's key space) ---
+
+
+def web_users() -> str:
+    """hash: user name -> JSON {"role", "password_hash" (argon2), "created"}."""
+    return "flapjack-py:web:users"
+
+
+def web_tokens() -> str:
+    """hash: SHA-256 hex of an API token -> JSON {"id", "user", "created"}; the token itself is never stored."""
+    return "flapjack-py:web:tokens"
+
+
+def web_secret_key() -> str:
+    """string: the key that signs session cookies and CSRF tokens, shared by every web process."""
+    return "flapjack-py:web:secret_key"
+
+
+def web_login_limits_prefix() -> str:
+    """Prefix of Flask-Limiter's counters of failed logins (per user name and per client address)."""
+    return "flapjack-py:web:login_limits"

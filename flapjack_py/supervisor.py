@@ -18,8 +18,13 @@ import time
 from dataclasses import dataclass, field
 from types import FrameType
 
+import redis
+
+from .access import FIRST_ADMIN_HINT, exposure_problem
 from .config import Config
 from .embedded_redis import EmbeddedRedis
+from .errors import ConfigError
+from .store import users as user_store
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +77,13 @@ def run_server(config: Config, config_path: str | None = None) -> int:
         env["FLAPJACK_REDIS_URL"] = embedded.url
         log.info("server: embedded Redis at %s", embedded.url)
     children = [Child(name, args, env=env) for name, args in plan(config)]
+    try:
+        if any(child.name == "web" for child in children):
+            _check_web_exposure(config, env.get("FLAPJACK_REDIS_URL") or config.redis.url or "")
+    except BaseException:
+        if embedded:
+            embedded.stop()
+        raise
     stopping: list[int] = []
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -108,6 +120,22 @@ def plan(config: Config) -> list[tuple[str, list[str]]]:
     else:
         log.warning("server: web app not available (web.serve missing); running without it")
     return parts
+
+
+def _check_web_exposure(config: Config, url: str) -> None:
+    """Refuse (ConfigError) to serve the web app open to all beyond loopback; say how to add the first admin."""
+    client = redis.Redis.from_url(url)
+    try:
+        exists = bool(config.web.api_token) or user_store.credentials_exist(client)
+    finally:
+        client.close()
+    problem = exposure_problem(config.web.bind, exists, config.web.allow_anonymous)
+    if problem:
+        raise ConfigError(problem)
+    if not exists:
+        log.warning("server: no web user or API token exists yet, so the web UI and API are open to anyone "
+                    "who reaches %s:%s; create the first admin with: %s", config.web.bind, config.web.port,
+                    FIRST_ADMIN_HINT)
 
 
 def _tend(children: list[Child]) -> None:

@@ -37,11 +37,14 @@ def create_app(redis: redis_lib.Redis | None = None, config: Config | dict[str, 
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.compact = True  # type: ignore[attr-defined]
     app.extensions["flapjack"] = FlapjackContext(raw=redis, client=decoded(redis), config=cfg)
+    from . import auth, headers
     from .api import bp as api_bp
     from .errors import register_error_handlers
     from .metrics import bp as metrics_bp
     from .middleware import MethodOverride
 
+    auth.init_app(app)  # first: the gate runs before every other before_request hook
+    headers.init_app(app)
     app.register_blueprint(api_bp)
     app.register_blueprint(metrics_bp)
     _register_ui(app)
@@ -56,4 +59,7 @@ def _register_ui(app: Flask) -> None:
     except ImportError as exc:
         log.warning("web UI not available: %s", exc)
         return
+    from .ui.login import limit_failed_logins
+
     app.register_blueprint(ui_bp)
+    limit_failed_logins(app)

@@ -15,8 +15,11 @@ from types import FrameType
 import redis
 from waitress.server import BaseWSGIServer, MultiSocketServer, create_server  # type: ignore[import-untyped]
 
+from flapjack_py.access import FIRST_ADMIN_HINT, exposure_problem
 from flapjack_py.config import Config
 from flapjack_py.connection import open_redis
+from flapjack_py.errors import ConfigError
+from flapjack_py.store import users as user_store
 
 from . import create_app
 
@@ -30,6 +33,7 @@ def serve(config: Config, bind: str | None = None, port: int | None = None) -> N
     """
     client, embedded = open_redis(config)
     try:
+        refuse_open_exposure(config, client, bind or config.web.bind)
         server = make_server(config, client, bind, port)
         log.info("web app listening on http://%s:%s (API under /api, %d threads)", server.effective_host,
                  server.effective_port, config.web.threads)
@@ -48,7 +52,18 @@ def make_server(config: Config, client: redis.Redis, bind: str | None = None,
     host = bind or config.web.bind
     listen_port = config.web.port if port is None else port
     return create_server(app, host=host, port=listen_port, threads=config.web.threads, ident="flapjack-py",
-                         clear_untrusted_proxy_headers=True)
+                         clear_untrusted_proxy_headers=True, max_request_body_size=config.web.max_content_length)
+
+
+def refuse_open_exposure(config: Config, client: redis.Redis, host: str) -> None:
+    """Raise ConfigError when no user or token exists and `host` is not loopback (unless web.allow_anonymous)."""
+    exists = bool(config.web.api_token) or user_store.credentials_exist(client)
+    problem = exposure_problem(host, exists, config.web.allow_anonymous)
+    if problem:
+        raise ConfigError(problem)
+    if not exists:
+        log.warning("no web user or API token exists: the UI and API are open to anyone who reaches them; "
+                    "create the first admin with: %s", FIRST_ADMIN_HINT)
 
 
 @contextmanager

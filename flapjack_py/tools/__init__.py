@@ -11,9 +11,11 @@ from .purge import purge as purge_group
 from .receiver import receiver as receiver_group
 from .sensu import sensu_command
 from .simulate import simulate as simulate_group
+from .users import token as token_group
+from .users import user as user_group
 
 receiver_group.add_command(sensu_command)
 
 # Imported under other names so that `flapjack_py.tools.<module>` stays the module.
 COMMANDS: list[click.Command] = [simulate_group, maintenance_group, purge_group, receiver_group, import_group,
-                                 flapper_group]
+                                 flapper_group, user_group, token_group]

@@ -22,10 +22,12 @@ from web import create_app
 
 pytestmark = pytest.mark.real
 JSONAPI = "application/vnd.api+json; charset=UTF-8"
+ORIGIN = "https://dashboard.example.com"
+"""The one origin the `api` fixture's app lists in web.cors_origins (and its client sends)."""
 CORS = {
-    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Origin": ORIGIN,
     "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-    "Access-Control-Allow-Headers": "*, Content-Type, Accept, AUTHORIZATION, Cache-Control",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, Cache-Control, X-HTTP-Method-Override",
     "Access-Control-Expose-Headers": "Cache-Control, Content-Language, Content-Type, Expires, Last-Modified, Pragma",
     "Access-Control-Max-Age": "1728000",
 }
@@ -34,8 +36,10 @@ PATCH_TYPE = "application/json-patch+json"
 
 @pytest.fixture
 def api(real_r: redis.Redis) -> FlaskClient:
-    """A test client of the app over the real Redis server, with contact 21 created through the API."""
-    http = create_app(redis=real_r).test_client()
+    """A test client (sending Origin: ORIGIN, which CORS allows) of the app over the real Redis server,
+    with contact 21 created through the API."""
+    http = create_app(redis=real_r, config={"web": {"cors_origins": [ORIGIN]}}).test_client()
+    http.environ_base["HTTP_ORIGIN"] = ORIGIN
     made = http.post("/api/contacts", json={"contacts": [{"id": "21", "first_name": "Ada", "last_name": "L"}]},
                      content_type="application/vnd.api+json")
     assert made.status_code == 201, made.get_data(as_text=True)
@@ -43,11 +47,12 @@ def api(real_r: redis.Redis) -> FlaskClient:
 
 
 def errors(response: Any, status: int) -> list[str]:
-    """The error messages, after asserting status, content type and CORS headers."""
+    """The error messages, after asserting status, content type and (for the allowed origin) CORS headers."""
     assert response.status_code == status, response.get_data(as_text=True)
     assert response.headers["Content-Type"] == JSONAPI
-    for name, value in CORS.items():
-        assert response.headers[name] == value
+    if response.request.headers.get("Origin") == ORIGIN:
+        for name, value in CORS.items():
+            assert response.headers[name] == value
     body = response.get_json(force=True)
     assert list(body) == ["errors"]
     return body["errors"]
@@ -80,8 +85,23 @@ def test_201_has_cors_and_location(api: FlaskClient) -> None:
     response = api.post("/api/contacts", json={"contacts": [{"id": "a b/c", "first_name": "X"}]})
     assert response.status_code == 201
     assert response.headers["Location"] == "http://localhost/api/contacts/a%20b%2Fc"
-    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert response.headers["Access-Control-Allow-Origin"] == ORIGIN
     assert response.get_json(force=True) == ["a b/c"]
+
+
+@pytest.mark.parametrize("origin", [None, "https://evil.example", "null"])
+def test_no_cors_headers_for_other_origins(real_r: redis.Redis, origin: str | None) -> None:
+    http = create_app(redis=real_r, config={"web": {"cors_origins": [ORIGIN]}}).test_client()
+    response = http.get("/api/contacts", headers={"Origin": origin} if origin else {})
+    assert response.status_code == 200
+    assert not [name for name in response.headers.keys() if name.startswith("Access-Control-")]
+    assert "Origin" in response.headers["Vary"]
+
+
+def test_no_cors_headers_by_default(real_r: redis.Redis) -> None:
+    http = create_app(redis=real_r).test_client()
+    response = http.options("/api/contacts", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "DELETE"})
+    assert response.status_code == 204 and "Access-Control-Allow-Origin" not in response.headers
 
 
 def test_location_uses_the_configured_base_url(real_r: redis.Redis) -> None:
@@ -249,10 +269,17 @@ def test_method_override_header_delete(api: FlaskClient) -> None:
     assert errors(api.get("/api/contacts/21"), 404) == ["could not find contacts '21'"]
 
 
-def test_method_override_form_field_delete(api: FlaskClient) -> None:
+def test_method_override_form_field_is_ignored(api: FlaskClient) -> None:
+    """A plain HTML form could send `_method`: it is never read (issue 17), the POST stays a POST."""
     response = api.post("/api/contacts/21", data={"_method": "DELETE"})
-    assert response.status_code == 204
-    assert errors(api.get("/api/contacts/21"), 404) == ["could not find contacts '21'"]
+    assert errors(response, 404) == ["not routable"]
+    assert api.get("/api/contacts/21").status_code == 200
+
+
+def test_method_override_is_only_for_the_api(real_r: redis.Redis) -> None:
+    http = create_app(redis=real_r).test_client()
+    response = http.post("/checks/a/b/enabled", headers={"X-HTTP-Method-Override": "DELETE"})
+    assert response.status_code == 400  # still a POST: refused for its missing CSRF token, not routed as DELETE
 
 
 def test_method_override_is_only_for_post(api: FlaskClient) -> None:

@@ -18,6 +18,7 @@ from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store.events import push_event
+from tests.forms import FormClient
 
 CONFIG: dict[str, Any] = {"executive": {"new_check_scheduled_maintenance_duration": 0}}
 
@@ -60,6 +61,7 @@ def make_app() -> Callable[[redis.Redis], flask.Flask]:
     def build(client: redis.Redis) -> flask.Flask:
         app = web.create_app(redis=client, config=CONFIG)
         app.config["TESTING"] = True
+        app.test_client_class = FormClient
         return app
     return build
 

@@ -6,9 +6,11 @@ from typing import Any
 
 from flask import Response, request
 
+from flapjack_py.access import shown_address
 from flapjack_py.checks import to_int
 from flapjack_py.store import history
 
+from ..auth import current_principal
 from . import bp, paging
 from .common import ctx, parse_time, split_check_id
 from .schemas import ok, operation, query
@@ -22,6 +24,7 @@ def present(alert: dict[str, str]) -> dict[str, Any]:
     """An alert record as the API shows it (timestamp as an integer)."""
     shown: dict[str, Any] = {f: alert.get(f, "") for f in FIELDS}
     shown["timestamp"] = to_int(alert.get("timestamp"))
+    shown["address"] = shown_address(current_principal().role, shown["media"], shown["address"])
     return shown
 
 

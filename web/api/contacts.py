@@ -11,6 +11,7 @@ from typing import Any, cast
 import redis
 from flask import Response, request
 
+from flapjack_py.access import shown_address
 from flapjack_py.errors import AlreadyExists
 from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
@@ -19,6 +20,7 @@ from flapjack_py.store import history
 from flapjack_py.store import rules as rule_store
 from flapjack_py.store.contacts import Contact
 
+from ..auth import current_principal
 from ..errors import ApiError
 from . import alerts, bp
 from .common import (
@@ -115,7 +117,9 @@ def contacts_json(client: redis.Redis, contacts: Sequence[Contact]) -> list[dict
     ids = [c.id for c in contacts]
     entities = entity_store.entity_ids_for_contacts(client, ids)
     links = store.contact_links(client, ids)
-    return [{"id": c.id, "first_name": c.first_name, "last_name": c.last_name, "email": c.email,
+    role = current_principal().role
+    return [{"id": c.id, "first_name": c.first_name, "last_name": c.last_name,
+             "email": shown_address(role, "email", c.email) if c.email else c.email,
              "timezone": c.timezone,
              "links": {"entities": entities[c.id],
                        "media": [f"{c.id}_{m}" for m in links[c.id][0] if m in ALL_MEDIA],

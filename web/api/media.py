@@ -12,11 +12,13 @@ from typing import Any, cast
 import redis
 from flask import Response
 
+from flapjack_py.access import shown_address
 from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
 from flapjack_py.store.client import to_int
 from flapjack_py.store.contacts import Medium
 
+from ..auth import current_principal
 from ..errors import ApiError
 from . import bp
 from .common import PatchOp, contact_lock, created, ctx, id_list, json_body, no_content, patch_ops, wrapped_list
@@ -111,7 +113,8 @@ def present_media(client: redis.Redis, contact_id: str, types: Sequence[str]) ->
 
 def media_json(media: Sequence[Medium]) -> list[dict[str, Any]]:
     """The API representation of media (api-v1.md 5)."""
-    return [{"id": m.id, "type": m.type, "address": m.address, "interval": m.interval,
+    role = current_principal().role
+    return [{"id": m.id, "type": m.type, "address": shown_address(role, m.type, m.address), "interval": m.interval,
              "rollup_threshold": m.rollup_threshold, "links": {"contacts": [m.contact_id]}} for m in media]
 
 

@@ -11,8 +11,10 @@ from typing import Any, cast
 import redis
 from flask import Response
 
+from flapjack_py.access import Role, shown_address, shown_credential
 from flapjack_py.store import contacts as store
 
+from ..auth import current_principal
 from ..errors import ApiError
 from . import bp
 from .common import PatchOp, contact_lock, created, ctx, id_list, json_body, no_content, patch_ops, wrapped_list
@@ -21,6 +23,8 @@ from .schemas import LOCATION, NO_CONTENT, STR_LIST, ids_param, ok, operation, p
 
 NO_CREDENTIALS = "No valid pagerduty credentials were submitted"
 FIELDS = ("service_key", "subdomain", "token", "username", "password")
+SECRET_FIELDS = frozenset({"service_key", "token", "password"})
+"""Fields only admins read; others get flapjack_py.access.MASK."""
 
 
 @bp.route("/contacts/<contact_id>/pagerduty_credentials", methods=["POST"])
@@ -90,8 +94,14 @@ def require_contacts(client: redis.Redis, ids: Sequence[str]) -> None:
 
 
 def credentials_json(found: Sequence[tuple[str, dict[str, str]]]) -> list[dict[str, Any]]:
-    """The API representation (api-v1.md 6): the five fields and links, no id."""
-    return [{**{name: creds.get(name, "") for name in FIELDS}, "links": {"contacts": [cid]}} for cid, creds in found]
+    """The API representation (api-v1.md 6): the five fields and links, no id; secrets masked for non-admins."""
+    role = current_principal().role
+    return [{**{name: _shown(role, name, creds.get(name, "")) for name in FIELDS}, "links": {"contacts": [cid]}}
+            for cid, creds in found]
+
+
+def _shown(role: Role, name: str, value: str) -> str:
+    return shown_credential(role, value) if name in SECRET_FIELDS else shown_address(role, "", value)
 
 
 def is_value(value: Any) -> bool:

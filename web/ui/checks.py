@@ -6,7 +6,7 @@ from flask import abort, render_template, request
 
 from flapjack_py.store import entities as entity_store
 
-from . import bp, queries
+from . import bp, paging, queries
 from .check_forms import MESSAGES
 from .context import db
 
@@ -19,9 +19,10 @@ PAGE_SIZE = 200
 def index() -> str:
     """Failing checks, worst and oldest first; then every check, filtered by `show` and entity search `q`."""
     client = db()
-    search, show = request.args.get("q", "").strip(), request.args.get("show", "all")
+    search, show = request.args.get("q", "").strip()[:200], request.args.get("show", "all")
     page = max(_int_arg("page", 1), 1)
-    failing = [r for r in queries.failing_rows(client) if search.lower() in r.entity.lower()]
+    failing = paging.page_of([r for r in queries.failing_rows(client) if search.lower() in r.entity.lower()],
+                             paging.page_arg("failing_page"))
     ids = queries.all_check_ids(client, search) if show != "failing" else []
     rows = queries.check_rows(client, ids[(page - 1) * PAGE_SIZE:page * PAGE_SIZE], alerts_per_check=0)
     return render_template("ui/index.html", failing=failing, rows=rows, search=search, show=show, page=page,

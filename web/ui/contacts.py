@@ -9,14 +9,15 @@ from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store
 
-from . import bp, queries
+from . import bp, paging, queries
 from .context import db
 
 
 @bp.get("/contacts")
 def contacts() -> str:
-    """Every contact, by last name."""
-    return render_template("ui/contacts.html", contacts=contact_store.list_contacts(db()))
+    """Every contact, by last name, a page at a time."""
+    page = paging.page_of(contact_store.list_contacts(db()))
+    return render_template("ui/contacts.html", contacts=page.items, page=page)
 
 
 @bp.get("/contacts/<contact_id>")

@@ -11,18 +11,25 @@ from flapjack_py.store import checks as check_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 
-from . import bp, queries
+from . import bp, paging, queries
 from .context import db
+
+SEARCH_MAX = 200
+"""Longest search text used, in characters."""
 
 
 @bp.get("/entities")
 def entities() -> str:
-    """Every entity (filtered by name search `q`) with its check and failing counts."""
+    """Every entity (filtered by name search `q`) with its check and failing counts, a page at a time."""
     client = db()
-    search = request.args.get("q", "").strip()
-    found = [e for e in entity_store.list_entities(client) if search.lower() in e.name.lower()]
+    search = request.args.get("q", "").strip()[:SEARCH_MAX]
+    names = entity_store.all_entity_names(client)
+    ids = sorted((eid for eid, name in names.items() if eid and search.lower() in name.lower()),
+                 key=lambda eid: (names[eid], eid))
+    page = paging.page_of(ids)
     failing = Counter(keys.split_check_id(i)[0] for i in check_store.failed_check_ids(client))
-    return render_template("ui/entities.html", entities=found, failing=failing, search=search)
+    return render_template("ui/entities.html", entities=entity_store.load_entities(client, page.items),
+                           page=page, failing=failing, search=search)
 
 
 @bp.get("/entities/<name>")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import redirect, render_template, request
+from flask import g, redirect, render_template, request
 from werkzeug.wrappers import Response
 
-from flapjack_py import keys
+from flapjack_py import access, keys
 
+from .. import auth, policy
 from . import bp
 from .context import db, now
 
@@ -19,18 +20,34 @@ REFRESH_CHOICES = (0, 15, 30, 60, 300)
 
 @bp.context_processor
 def frame() -> dict[str, Any]:
-    """Template globals: refresh period, its choices, the failing count and the time of the page."""
-    return {"refresh": refresh_period(), "refresh_choices": REFRESH_CHOICES, "page_time": now(),
-            "failing_count": db().zcard(keys.failed_checks())}
+    """Template globals: who is looking, refresh period and choices, the failing count, the time of the page.
+
+    Before the gate has recognised a caller (the login page) nothing about the monitored world is shown.
+    """
+    principal = g.get("principal")
+    return {"principal": principal, "open_mode": principal is auth.ANONYMOUS, "may": may,
+            "refresh": refresh_period(), "refresh_choices": REFRESH_CHOICES, "page_time": now(),
+            "failing_count": db().zcard(keys.failed_checks()) if principal else 0}
+
+
+def may(endpoint: str) -> bool:
+    """True when the caller's role allows `endpoint` (templates show only the forms that would work)."""
+    needed = policy.required(endpoint)
+    return needed == policy.OPEN or (needed is not None and access.allows(auth.current_principal().role,
+                                                                          access.Role(needed)))
+
+
+@bp.app_template_filter("masked")
+def masked(address: str | None, medium: str = "") -> str:
+    """An address (or credential, for `pagerduty`) as the caller's role may see it (flapjack_py.access)."""
+    return access.shown_address(auth.current_principal().role, medium, address or "")
 
 
 @bp.get("/refresh")
 def set_refresh() -> Response:
     """Remember the auto-refresh period (`every` seconds) in a cookie and go back to `next`."""
     every = request.args.get("every", "0")
-    target = request.args.get("next", "/")
-    if not target.startswith("/") or target.startswith("//"):
-        target = "/"
+    target = auth.safe_next(request.args.get("next"))
     response = redirect(target, code=303)
     period = int(every) if every.isdigit() and int(every) in REFRESH_CHOICES else 0
     response.set_cookie(REFRESH_COOKIE, str(period), max_age=365 * 86400, samesite="Lax")

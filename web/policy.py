@@ -1,0 +1,49 @@
+"""Who may call which route: one table, endpoint -> the role it needs (or OPEN), checked by web/auth.py.
+
+Every endpoint of the app must be listed: an endpoint missing here is refused to
+everyone (default deny), and tests/web/test_policy.py fails for it. Add a route,
+add its line. Reads need a viewer; writes need the role of flapjack_py.access.Role.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from flapjack_py.access import Role
+
+OPEN: Final = "open"
+"""Served to anyone, even when users exist: health, static files, the login page."""
+
+V, R, A = Role.VIEWER, Role.RESPONDER, Role.ADMIN
+
+POLICY: dict[str, Role | str] = {
+    # open: probes, documents, static files, logging in and out
+    "api.health": OPEN, "api.openapi": OPEN, "api.options": OPEN,
+    "static": OPEN, "ui.static": OPEN, "ui.login": OPEN, "ui.logout": OPEN,
+    # UI pages
+    "ui.index": V, "ui.check": V, "ui.entities": V, "ui.entity": V, "ui.contacts": V, "ui.contact": V,
+    "ui.alerts": V, "ui.status": V, "ui.set_refresh": V,
+    # UI forms of a check
+    "ui.acknowledge": R, "ui.test_notifications": R, "ui.end_unscheduled": R, "ui.create_scheduled": R,
+    "ui.end_scheduled": R, "ui.set_enabled": R,
+    # API reads
+    "api.get_alerts": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
+    "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,
+    "api.get_event_metrics": V, "api.get_media": V, "api.get_metrics": V, "api.get_notification_rules": V,
+    "api.get_pagerduty_credentials": V, "api.get_report": V,
+    # API: acknowledge, maintenance, test notifications, enable/disable checks
+    "api.patch_checks": R, "api.post_scheduled": R, "api.delete_scheduled": R, "api.post_unscheduled": R,
+    "api.patch_unscheduled": R, "api.post_test_notifications": R,
+    # API: contacts, media, rules, PagerDuty credentials, entities and checks themselves
+    "api.post_contacts": A, "api.patch_contacts": A, "api.delete_contacts": A,
+    "api.post_media": A, "api.patch_media": A, "api.delete_media": A,
+    "api.post_notification_rules": A, "api.patch_notification_rules": A, "api.delete_notification_rules": A,
+    "api.post_pagerduty_credentials": A, "api.patch_pagerduty_credentials": A,
+    "api.delete_pagerduty_credentials": A,
+    "api.post_entities": A, "api.patch_entities": A, "api.post_checks": A,
+}
+
+
+def required(endpoint: str | None) -> Role | str | None:
+    """The role `endpoint` needs, OPEN, or None when the endpoint is not in the table (refuse it)."""
+    return POLICY.get(endpoint or "")
