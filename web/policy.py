@@ -30,10 +30,12 @@ POLICY: dict[str, Role | str] = {
     "api.get_alerts": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
     "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,
     "api.get_event_metrics": V, "api.get_media": V, "api.get_metrics": V, "api.get_notification_rules": V,
-    "api.get_pagerduty_credentials": V, "api.get_report": V,
+    "api.get_pagerduty_credentials": V, "api.get_report": V, "prometheus.prometheus_metrics": V,
     # API: acknowledge, maintenance, test notifications, enable/disable checks
     "api.patch_checks": R, "api.post_scheduled": R, "api.delete_scheduled": R, "api.post_unscheduled": R,
     "api.patch_unscheduled": R, "api.post_test_notifications": R,
+    # API: events from receivers (they change check state like any feeder)
+    "api.alertmanager_webhook": R,
     # API: contacts, media, rules, PagerDuty credentials, entities and checks themselves
     "api.post_contacts": A, "api.patch_contacts": A, "api.delete_contacts": A,
     "api.post_media": A, "api.patch_media": A, "api.delete_media": A,
