@@ -7,6 +7,7 @@ guessable, so they get argon2 (argon2-cffi's defaults).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 
@@ -23,7 +24,6 @@ MAX_NAME = 64
 """Longest user name, in characters."""
 
 _HASHER = PasswordHasher()
-_DUMMY_HASH = _HASHER.hash("flapjack-py: no such user")
 
 
 def hash_password(password: str) -> str:
@@ -36,7 +36,7 @@ def verify_password(stored_hash: str | None, password: str) -> bool:
     if len(password) > MAX_PASSWORD:
         return False
     try:
-        return _HASHER.verify(stored_hash or _DUMMY_HASH, password) and stored_hash is not None
+        return _HASHER.verify(stored_hash or _dummy_hash(), password) and stored_hash is not None
     except (VerificationError, InvalidHashError):
         return False
 
@@ -54,6 +54,12 @@ def check_password(password: str) -> str:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise ValueError(f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
     return password
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash to verify against for unknown users, made on first use (not at import: every CLI start imports us)."""
+    return _HASHER.hash("flapjack-py: no such user")
 
 
 def new_token() -> str:

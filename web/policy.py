@@ -18,7 +18,7 @@ V, R, A = Role.VIEWER, Role.RESPONDER, Role.ADMIN
 
 POLICY: dict[str, Role | str] = {
     # open: probes, documents, static files, logging in and out
-    "api.health": OPEN, "api.openapi": OPEN, "api.options": OPEN,
+    "api.get_health": OPEN, "api.openapi": OPEN, "api.options": OPEN,
     "static": OPEN, "ui.static": OPEN, "ui.login": OPEN, "ui.logout": OPEN,
     # UI pages
     "ui.index": V, "ui.check": V, "ui.entities": V, "ui.entity": V, "ui.contacts": V, "ui.contact": V,

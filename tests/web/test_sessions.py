@@ -112,3 +112,16 @@ def test_no_banner_once_users_exist(client: Any, people: People) -> None:
     people.login(client, Role.ADMIN)
     page = client.get("/").get_data(as_text=True)
     assert "No user exists" not in page and "admin (admin)" in page
+
+
+def test_a_viewer_is_not_shown_forms_it_may_not_use(client: Any, people: People, real_r: Any) -> None:
+    from tests.ui.conftest import World
+
+    world = World(real_r)
+    world.event("web-01", "HTTP", "critical")
+    world.drain()
+    people.login(client, Role.VIEWER)
+    page = client.get("/checks/web-01/HTTP").get_data(as_text=True)
+    assert "ack-form" not in page and "may look but not change" in page
+    people.login(client, Role.RESPONDER)
+    assert "ack-form" in client.get("/checks/web-01/HTTP").get_data(as_text=True)
