@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import redis
@@ -70,3 +71,15 @@ def test_deleting_a_user_revokes_their_tokens(flapjack: Callable[..., Result], r
 
 def test_a_token_needs_an_existing_user(flapjack: Callable[..., Result]) -> None:
     assert flapjack("token", "create", "nobody").exit_code == 1
+
+
+@pytest.mark.parametrize("command", ["web", "server"])
+def test_web_and_server_refuse_an_open_app_beyond_loopback(flapjack: Callable[..., Result], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    config = tmp_path / "open.yml"
+    config.write_text("logging:\n  level: ERROR\nweb:\n  bind: 0.0.0.0\n  port: 1\n")
+    monkeypatch.setenv("FLAPJACK_CONFIG", str(config))
+    result = flapjack(command)
+    assert result.exit_code == 2
+    assert "web.bind 0.0.0.0" in result.output and "flapjack user add NAME --role admin" in result.output
+    assert "web.allow_anonymous: true" in result.output
