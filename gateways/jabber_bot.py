@@ -21,8 +21,8 @@ from typing import Any
 
 import redis
 
-from flapjack_py import __version__
-from flapjack_py.durations import HOUR, parse_duration, words
+from flapjack_py import __version__, timeparse
+from flapjack_py.durations import HOUR, words
 from flapjack_py.errors import InvalidDuration
 from flapjack_py.events import FAILURE_STATES
 from flapjack_py.patterns import InvalidPattern, Match, Pattern, escape
@@ -31,7 +31,6 @@ from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
 from flapjack_py.store.events import push_event
-from flapjack_py.tools import timespec
 from gateways.render import local_time
 
 log = logging.getLogger(__name__)
@@ -384,8 +383,8 @@ def human_duration(text: str | None, default: int) -> int:
     if not text:
         return default
     try:
-        seconds = parse_duration(text)
-    except InvalidDuration:
+        seconds = timeparse.parse_duration(text)
+    except timeparse.TimeParseError:
         log.warning("jabber bot: cannot parse duration %r; using %ss", text, default)
         return default
     return seconds if seconds > 0 else default
@@ -401,13 +400,13 @@ def maintenance_start(options: dict[str, str], now: int) -> int:
 def parse_time(text: str, now: int) -> int:
     """Unix time of a time for humans ("tomorrow 9am", "in 2 hours", "2024-01-02 10:00"), in the host's zone.
 
-    Uses flapjack_py.tools.timespec (as `flapjack maintenance create` does);
+    Uses flapjack_py.timeparse (as `flapjack maintenance create` does);
     raises InvalidDuration when it cannot be read.
     """
     base = datetime.fromtimestamp(now).astimezone()
     try:
-        return int(timespec.parse_time(text, base).timestamp())
-    except timespec.TimeSpecError as exc:
+        return int(timeparse.parse_time(text, base).timestamp())
+    except timeparse.TimeParseError as exc:
         raise InvalidDuration(f"cannot understand the time {text!r}: {exc}") from None
 
 

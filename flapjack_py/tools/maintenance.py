@@ -12,10 +12,11 @@ from typing import Any
 import click
 
 from ..config import Config
+from ..timeparse import TimeParseError, describe, parse_duration, parse_time
 from .maintenance_windows import SCHEDULED, UNSCHEDULED, Criteria, Found, create_windows, end_windows, find_windows
 from .session import comma_list, redis_client
 from .table import render_table
-from .timespec import TimeSpecError, duration_filter, parse_seconds, parse_time, stamp, time_filter
+from .timespec import duration_filter, stamp, time_filter
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,7 @@ STATES = ("ok", "warning", "critical", "unknown")
 
 def build_criteria(now: datetime, kind: str, entity: str | None, check: str | None, reason: str | None,
                    state: str | None, start: str | None, finish: str | None, duration: str | None) -> Criteria:
-    """Criteria from the show/delete options; raise TimeSpecError for a bad time or duration filter."""
+    """Criteria from the show/delete options; raise TimeParseError for a bad time or duration filter."""
     criteria = Criteria(kind=kind, entity=entity, check=check, reason=reason,
                         state=state.lower() if state else None,
                         end_ok=time_filter(finish or "after now", now, "Finish"))
@@ -114,8 +115,9 @@ def delete(config: Config, /, apply: bool, **opts: Any) -> None:
 @click.option("-c", "--check", required=True, help="Check name, or a comma-separated list of them.")
 @click.option("-r", "--reason", required=True, help="Why: stored as the window's summary.")
 @click.option("-s", "--start", "--started", "--starting", "start", required=True, metavar="WHEN",
-              help="Start time, e.g. 'now', 'in 3 hours', 'tomorrow 9am', '2024-05-01 22:00'.")
-@click.option("-d", "--duration", required=True, help="Duration, e.g. '30 minutes', '2 hours', 3600.")
+              help="Start time, e.g. 'now', 'in 3 hours', 'tomorrow 02:00', "
+                   "'next sunday 01:30 Europe/Berlin', '2024-05-01T22:00:00+02:00'.")
+@click.option("-d", "--duration", required=True, help="Duration, e.g. '90m', '1h30m', '2 hours', 'PT1H', 3600.")
 @click.option("-t", "--type", "kind", type=click.Choice([SCHEDULED, UNSCHEDULED]), default=SCHEDULED,
               show_default=True, help="Type of maintenance.")
 @click.pass_obj
@@ -134,19 +136,18 @@ def create(config: Config, entity: str, check: str, reason: str, start: str, dur
 def _criteria(opts: dict[str, Any]) -> Criteria:
     try:
         return build_criteria(_now(), **opts)
-    except TimeSpecError as exc:
+    except TimeParseError as exc:
         raise click.UsageError(str(exc)) from None
 
 
 def _start_and_duration(start: str, duration: str, now: datetime) -> tuple[int, int]:
     try:
-        started = int(parse_time(start, now).timestamp())
-    except TimeSpecError:
-        raise click.UsageError(f"Failed to parse start time {start!r}") from None
+        started = parse_time(start, now)
+    except TimeParseError as exc:
+        raise click.UsageError(f"Failed to parse start time {start!r}: {exc}") from None
     try:
-        seconds = parse_seconds(duration)
-    except TimeSpecError:
-        seconds = 0
-    if seconds <= 0:
-        raise click.UsageError(f"Failed to parse duration {duration!r}")
-    return started, seconds
+        seconds = parse_duration(duration)
+    except TimeParseError as exc:
+        raise click.UsageError(f"Failed to parse duration {duration!r}: {exc}") from None
+    log.info("maintenance start %r read as %s", start, describe(started))
+    return int(started.timestamp()), seconds

@@ -1,7 +1,6 @@
-"""Natural-language times ("now", "in 3 hours", "tomorrow 9am") and the time/duration filters of
-`flapjack maintenance show|delete` ("before X", "between X and Y", "less than 2 hours"). Pure: `now` is passed in.
-
-Times are read in the local time zone, as Flapjack's Chronic did.
+"""The time and duration filters of `flapjack maintenance show|delete` ("before X", "between X and Y",
+"less than 2 hours"): a thin grammar over flapjack_py.timeparse, which reads the times and durations
+themselves. Pure: `now` is passed in.
 """
 
 from __future__ import annotations
@@ -11,44 +10,16 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from dateutil import parser as dateutil_parser
+from ..timeparse import TimeParseError, parse_duration, parse_time
 
-from ..durations import parse_duration
-from ..errors import InvalidDuration
+TimeSpecError = TimeParseError
+"""The error of a filter expression that cannot be understood (a TimeParseError)."""
 
 TIME_PREFIXES = ("more than", "less than", "on", "before", "after", "between")
-_DAY_WORDS = {"today": 0, "tomorrow": 1, "yesterday": -1}
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_RELATIVE = re.compile(r"^(?:in\s+(?P<ahead>.+)|(?P<ago>.+?)\s+ago|(?P<later>.+?)\s+from\s+now)$")
 _BETWEEN = re.compile(r"^between\s+(.+?)\s+and\s+(.+)$")
 _DURATION_TESTS: tuple[tuple[str, Callable[[int, int], bool]], ...] = (
     ("less than", operator.lt), ("before", operator.lt), ("more than", operator.gt), ("after", operator.gt),
     ("equal to", operator.eq))
-
-
-class TimeSpecError(ValueError):
-    """Raised when a time, duration or filter expression cannot be understood."""
-
-
-def parse_time(text: str, now: datetime) -> datetime:
-    """Turn a natural-language time into an aware datetime; raise TimeSpecError when it makes no sense."""
-    words = " ".join(text.lower().split())
-    if words in ("now", "right now"):
-        return now
-    relative = _RELATIVE.match(words)
-    if relative:
-        return _relative(relative, now, text)
-    first, _, rest = words.partition(" ")
-    if first in _DAY_WORDS:
-        day = now + timedelta(days=_DAY_WORDS[first])
-        return _on_day(day, rest or "00:00", text) if rest else _midnight(day)
-    if first in ("next", "this") and rest in _WEEKDAYS or words in _WEEKDAYS:
-        return _next_weekday(now, rest if first in ("next", "this") else words)
-    if words.isdigit() and len(words) >= 9:  # a unix timestamp
-        return datetime.fromtimestamp(int(words), now.tzinfo)
-    if _is_duration(words):
-        raise TimeSpecError(f"Failed to parse time {text.strip()!r} (a duration, not a time)")
-    return _absolute(words, now, text)
 
 
 def day_span(text: str, now: datetime) -> tuple[datetime, datetime]:
@@ -95,60 +66,18 @@ def stamp(ts: float) -> str:
     return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M:%S %z")
 
 
-def parse_seconds(text: str) -> int:
-    """A human duration in seconds ("30 minutes", "1 hour"); raise TimeSpecError if unparseable."""
-    return _duration(text, text)
-
-
 # --- helpers ----------------------------------------------------------------
-
-
-def _relative(match: re.Match[str], now: datetime, text: str) -> datetime:
-    ahead = match.group("ahead") or match.group("later")
-    amount = ahead or match.group("ago")
-    seconds = _duration(amount, text)
-    return now + timedelta(seconds=seconds) if ahead else now - timedelta(seconds=seconds)
 
 
 def _duration(text: str, original: str) -> int:
     try:
         return parse_duration(text.strip())
-    except InvalidDuration:
-        raise TimeSpecError(f"Failed to parse {original.strip()!r}") from None
-
-
-def _is_duration(words: str) -> bool:
-    try:
-        parse_duration(words)
-    except InvalidDuration:
-        return False
-    return any(ch.isalpha() for ch in words)
+    except TimeParseError as exc:
+        raise TimeSpecError(f"Failed to parse {original.strip()!r}: {exc}") from None
 
 
 def _midnight(moment: datetime) -> datetime:
     return moment.replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def _on_day(day: datetime, clock_time: str, text: str) -> datetime:
-    return _absolute(clock_time, _midnight(day), text, keep_date=True)
-
-
-def _next_weekday(now: datetime, name: str) -> datetime:
-    ahead = (_WEEKDAYS.index(name) - now.weekday()) % 7 or 7
-    return _midnight(now + timedelta(days=ahead))
-
-
-def _absolute(words: str, now: datetime, text: str, keep_date: bool = False) -> datetime:
-    default = _midnight(now).replace(tzinfo=None)
-    try:
-        parsed: datetime = dateutil_parser.parse(words, default=default)
-    except (ValueError, OverflowError):
-        raise TimeSpecError(f"Failed to parse time {text.strip()!r}") from None
-    if keep_date:
-        parsed = parsed.replace(year=default.year, month=default.month, day=default.day)
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=now.tzinfo)
-    return parsed
 
 
 def _between_times(first: str, last: str, now: datetime) -> tuple[datetime, datetime]:

@@ -104,3 +104,12 @@ def test_report_errors(client, history):
     assert errors(client.get("/api/outage_report/checks/nope:SSH"), 404) == ["could not find entity check 'nope:SSH'"]
     assert errors(client.get("/api/downtime_report/entities/nope"), 404) == ["could not find entity 'nope'"]
     assert errors(client.get("/api/bogus_report/entities"), 404) == ["not routable"]
+
+
+def test_report_query_times_may_be_words(client, history):
+    """`start_time=10 minutes ago` reads like the ISO time it stands for (clock: T+700)."""
+    t, _ = history
+    by_iso = client.get(f"/api/outage_report/checks/{E}:SSH?start_time={iso(t + 100)}")
+    by_words = client.get(f"/api/outage_report/checks/{E}:SSH?start_time=10 minutes ago")
+    assert body_of(by_words) == body_of(by_iso)
+    assert body_of(by_words)["outage_reports"][0]["outages"][0]["start_time"] == t + 100

@@ -51,10 +51,17 @@ def test_create_tomorrow_at_nine(flapjack, real_r, clock):
     assert windows(real_r, "web-1", "HTTP") == [(1_700_038_800, HOUR, "upgrade")]  # 2023-11-15 09:00 UTC
 
 
+def test_create_next_sunday_in_a_named_zone(flapjack, real_r, clock):
+    assert create(flapjack, start="next sunday 01:30 Europe/Berlin", duration="1h30m").exit_code == 0
+    assert windows(real_r, "web-1", "HTTP") == [(1_700_353_800, 5400, "upgrade")]  # 2023-11-19 00:30 UTC
+
+
 @pytest.mark.parametrize(("start", "duration", "message"), [
     ("whenever", "1 hour", "Failed to parse start time 'whenever'"),
     ("now", "a while", "Failed to parse duration 'a while'"),
     ("now", "0", "Failed to parse duration '0'"),
+    ("01/02/2024", "1 hour", "ambiguous"),
+    ("tomorrow at lunch", "1 hour", "understood 'tomorrow at' as"),
 ])
 def test_create_rejects_unparseable_start_or_duration(flapjack, real_r, clock, start, duration, message):
     result = create(flapjack, start=start, duration=duration)

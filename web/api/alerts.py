@@ -12,7 +12,7 @@ from flapjack_py.store import history
 
 from ..auth import current_principal
 from . import bp, paging
-from .common import ctx, parse_time, split_check_id
+from .common import ctx, query_time, split_check_id
 from .schemas import ok, operation, query
 
 DEFAULT_LIMIT = 100
@@ -41,8 +41,8 @@ def get_alerts() -> Response:
         split_check_id(check)
     found = history.find_alerts(
         ctx().client, contact=args.get("contact_id") or None, media=args.get("media") or None, check=check,
-        alert_type=args.get("type") or None, start=parse_time(args.get("start_time")),
-        end=parse_time(args.get("end_time")), limit=limit_arg())
+        alert_type=args.get("type") or None, start=query_time("start_time"),
+        end=query_time("end_time"), limit=limit_arg())
     return paging.listing("alerts", found, lambda page: [present(a) for a in page])
 
 

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from flask import Response, current_app, json, request
 
-from flapjack_py import keys
+from flapjack_py import keys, timeparse
 from flapjack_py.store import locks
 
 from ..errors import JSONAPI_TYPE, ApiError
@@ -188,6 +188,33 @@ def parse_time(value: Any) -> int | None:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return int(parsed.timestamp())
+
+
+def query_time(name: str) -> int | None:
+    """Unix seconds of query parameter `name`: ISO 8601 (as parse_time) or a time people type (`now`,
+    `in 2 hours`, `tomorrow 02:00 Europe/Berlin`, read in UTC); None when missing or unreadable."""
+    value = request.args.get(name)
+    found = parse_time(value)
+    if found is not None or not value:
+        return found
+    try:
+        return int(timeparse.parse_time(value, datetime.now(UTC), "UTC").timestamp())
+    except timeparse.TimeParseError:
+        return None
+
+
+def required_query_time(name: str) -> int:
+    """Like query_time, but 400 saying what was understood when the parameter is missing or unreadable."""
+    value = request.args.get(name)
+    if not value:
+        raise ApiError(400, f"query parameter '{name}' (a time) must be provided")
+    found = parse_time(value)
+    if found is not None:
+        return found
+    try:
+        return int(timeparse.parse_time(value, datetime.now(UTC), "UTC").timestamp())
+    except timeparse.TimeParseError as exc:
+        raise ApiError(400, f"{name}: {exc}") from None
 
 
 def iso(ts: int | None) -> str | None:

@@ -31,8 +31,8 @@ from .common import (
     id_list,
     json_body,
     no_content,
-    parse_time,
     patch_ops,
+    query_time,
     wrapped_list,
 )
 from .paging import META, PARAMETERS, listing
@@ -104,8 +104,8 @@ def get_contact_alerts(contact_id: str) -> Response:
         raise ApiError(404, f"could not find contact '{contact_id}'")
     args = request.args
     found = history.find_alerts(client, contact=contact_id, media=args.get("media") or None,
-                                alert_type=args.get("type") or None, start=parse_time(args.get("start_time")),
-                                end=parse_time(args.get("end_time")), limit=alerts.limit_arg())
+                                alert_type=args.get("type") or None, start=query_time("start_time"),
+                                end=query_time("end_time"), limit=alerts.limit_arg())
     return listing("alerts", found, lambda page: [alerts.present(a) for a in page])
 
 

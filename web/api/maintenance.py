@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import Response, request
+from flask import Response
 
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
@@ -18,7 +18,7 @@ from flapjack_py.store.events import push_event
 from ..errors import ApiError
 from . import bp
 from .checks import resolve_checks
-from .common import ctx, id_list, json_body, no_content, parse_time, patch_ops, wrapped_list
+from .common import ctx, id_list, json_body, no_content, parse_time, patch_ops, query_time, wrapped_list
 from .schemas import NO_CONTENT, ids_param, operation, patch_body, query, wrapper
 
 DEFAULT_ACK_DURATION = 14400
@@ -89,7 +89,7 @@ def post_scheduled(kind: str, ids: str) -> Response:
 
 @bp.route("/scheduled_maintenances/<any(entities,checks):kind>/<path:ids>", methods=["DELETE"])
 def delete_scheduled(kind: str, ids: str) -> Response:
-    start = parse_time(request.args.get("start_time"))
+    start = query_time("start_time")
     if start is None:
         raise ApiError(403, "start time must be provided")
     now = int(time.time())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, request
+from flask import Response
 
 from flapjack_py import keys
 from flapjack_py.store import checks as check_store
@@ -14,7 +14,7 @@ from flapjack_py.store.history import REPORT_TYPES
 
 from ..errors import ApiError
 from . import bp
-from .common import answer, ctx, id_list, parse_time, split_check_id
+from .common import answer, ctx, id_list, query_time, split_check_id
 from .schemas import NULL_INT, NULL_STR, STR_LIST, ids_param, ok, operation, query
 
 Group = tuple[str, str, list[str]]  # entity id, entity name, check names
@@ -64,7 +64,7 @@ def get_report(rtype: str, kind: str, ids: str | None = None) -> Response:
     groups = entity_groups(ids) if kind == "entities" else check_groups(ids)
     start = end = None
     if rtype != "status":
-        start, end = parse_time(request.args.get("start_time")), parse_time(request.args.get("end_time"))
+        start, end = query_time("start_time"), query_time("end_time")
     client = ctx().client
     found, linked_entities, linked_checks = [], [], []
     for eid, name, checks in groups:

@@ -10,7 +10,7 @@ from typing import Any
 from flask import redirect, request, url_for
 from werkzeug.wrappers import Response
 
-from flapjack_py.errors import InvalidDuration
+from flapjack_py.timeparse import TimeParseError, parse_time
 
 from . import bp, commands
 from .context import config, db, now
@@ -25,10 +25,12 @@ MESSAGES = {
     "no-scheduled": "That scheduled maintenance is unknown or already over.",
     "enabled": "Check enabled.",
     "disabled": "Check disabled: it is hidden from current checks until its next event.",
-    "bad-duration": "Could not read the duration (try '4 hours', '30 minutes' or a number of seconds).",
-    "bad-start": "Could not read the start time (use YYYY-MM-DD HH:MM in UTC, or leave it empty for now).",
+    "bad-duration": "Could not read the duration (try '4 hours', '90m', '1h30m' or a number of seconds).",
+    "bad-start": "Could not read the start time (try 'now', 'in 2 hours', 'tomorrow 02:00', ISO 8601).",
 }
 """Message codes a form's redirect carries, and what the check page says for them."""
+MAX_DETAIL = 300
+"""Longest detail text (what a parser understood) a redirect carries, in characters."""
 
 
 @bp.post("/checks/<entity>/<path:check>/acknowledge")
@@ -38,8 +40,8 @@ def acknowledge(entity: str, check: str) -> Response:
     try:
         commands.acknowledge(db(), config().executive.queue, entity, check, form.get("duration", ""),
                              form.get("comment", "").strip() or "Acknowledged from the web UI")
-    except InvalidDuration:
-        return _back(entity, check, error="bad-duration")
+    except TimeParseError as exc:
+        return _back(entity, check, error="bad-duration", detail=str(exc))
     return _back(entity, check, notice="ack-queued")
 
 
@@ -59,15 +61,16 @@ def end_unscheduled(entity: str, check: str) -> Response:
 
 @bp.post("/checks/<entity>/<path:check>/scheduled_maintenance")
 def create_scheduled(entity: str, check: str) -> Response:
-    """Create a scheduled maintenance window (start in UTC, empty = now)."""
+    """Create a scheduled maintenance window (start read in the form's time zone, empty = now)."""
     form = request.form
-    start = _parse_start(form.get("start", ""))
-    if start is None:
-        return _back(entity, check, error="bad-start")
+    try:
+        start = _parse_start(form.get("start", ""), form.get("timezone", ""))
+    except TimeParseError as exc:
+        return _back(entity, check, error="bad-start", detail=str(exc))
     try:
         commands.create_scheduled(db(), entity, check, start, form.get("duration", ""), form.get("summary", ""), now())
-    except InvalidDuration:
-        return _back(entity, check, error="bad-duration")
+    except TimeParseError as exc:
+        return _back(entity, check, error="bad-duration", detail=str(exc))
     return _back(entity, check, notice="scheduled-created")
 
 
@@ -88,19 +91,18 @@ def set_enabled(entity: str, check: str) -> Response:
 
 
 def _back(entity: str, check: str, **message: str) -> Response:
-    """303 to the check's page, carrying a `notice` or `error` code of MESSAGES."""
+    """303 to the check's page, carrying a `notice` or `error` code of MESSAGES (and a `detail` text)."""
+    if "detail" in message:
+        message["detail"] = message["detail"][:MAX_DETAIL]
     args: dict[str, Any] = {"entity": entity, "check": check, **message}
     return redirect(url_for("ui.check", **args), code=303)
 
 
-def _parse_start(text: str) -> int | None:
-    """Unix time of `YYYY-MM-DD HH:MM[:SS]` or `YYYY-MM-DDTHH:MM` in UTC; empty = now; None if unreadable."""
-    text = text.strip().replace("T", " ")
-    if not text:
+def _parse_start(text: str, zone: str) -> int:
+    """Unix time of a time a person typed (flapjack_py.timeparse) in `zone` (default UTC); empty = now.
+
+    Raises TimeParseError saying what was understood.
+    """
+    if not text.strip():
         return now()
-    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"):
-        try:
-            return int(datetime.strptime(text, fmt).replace(tzinfo=UTC).timestamp())
-        except ValueError:
-            continue
-    return None
+    return int(parse_time(text, datetime.fromtimestamp(now(), UTC), zone.strip() or "UTC").timestamp())

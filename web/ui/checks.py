@@ -7,7 +7,7 @@ from flask import abort, render_template, request
 from flapjack_py.store import entities as entity_store
 
 from . import bp, paging, queries
-from .check_forms import MESSAGES
+from .check_forms import MAX_DETAIL, MESSAGES
 from .context import db
 
 PAGE_SIZE = 200
@@ -37,8 +37,11 @@ def check(entity: str, check: str) -> str:
     detail = queries.check_detail(client, entity, check, contacts)
     if detail is None:
         abort(404, description=f"No check '{check}' on entity '{entity}'")
+    error = MESSAGES.get(request.args.get("error", ""))
+    if error and request.args.get("detail"):
+        error = f"{error} {request.args['detail'][:MAX_DETAIL]}"
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
-                           error=MESSAGES.get(request.args.get("error", "")))
+                           error=error)
 
 
 def _int_arg(name: str, default: int) -> int:

@@ -13,10 +13,9 @@ import redis
 
 from flapjack_py import keys
 from flapjack_py.checks import ack_hash
-from flapjack_py.durations import parse_duration
-from flapjack_py.errors import InvalidDuration
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store.events import push_event
+from flapjack_py.timeparse import parse_duration
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +26,7 @@ DEFAULT_ACK_DURATION = 4 * 3600
 def acknowledge(client: redis.Redis, queue: str, entity: str, check: str, duration: str, comment: str) -> int:
     """Queue an acknowledgement action event; return its duration in seconds.
 
-    Raises InvalidDuration for an unreadable duration.
+    Raises TimeParseError for an unreadable duration.
     """
     seconds = parse_duration(duration) if duration.strip() else DEFAULT_ACK_DURATION
     event = {"type": "action", "state": "acknowledgement", "entity": entity, "check": check,
@@ -53,10 +52,8 @@ def end_unscheduled(client: redis.Redis, entity: str, check: str, now: int) -> b
 
 def create_scheduled(client: redis.Redis, entity: str, check: str, start: int, duration: str, summary: str,
                      now: int) -> int:
-    """Add a scheduled maintenance window; return its duration. Raises InvalidDuration."""
+    """Add a scheduled maintenance window; return its duration. Raises TimeParseError."""
     seconds = parse_duration(duration)
-    if seconds <= 0:
-        raise InvalidDuration("the duration must be more than 0 seconds")
     maint.create_scheduled(client, entity, check, start, seconds, summary, now)
     return seconds
 
