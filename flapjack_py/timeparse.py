@@ -15,10 +15,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import dateparser
-from dateparser.date import DateDataParser
 from dateutil import tz as dateutil_tz
-from pydantic import TypeAdapter, ValidationError
 
 from .durations import parse_duration as parse_human_duration
 from .errors import InvalidDuration
@@ -31,7 +28,6 @@ MAX_INPUT = 200
 _RELATIVE = re.compile(r"^(?:in\s+(?P<ahead>.+)|(?P<ago>.+?)\s+ago|(?P<later>.+?)\s+from\s+now)$")
 _ZONE_NAME = re.compile(r"^[A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)+$|^UTC$|^GMT$")
 _DAY_FIRST_OR_MONTH = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{2,4})\b")
-_TIMEDELTA = TypeAdapter(timedelta)
 _SETTINGS = {"PREFER_DATES_FROM": "future", "PREFER_DAY_OF_MONTH": "first", "RETURN_TIME_AS_PERIOD": True}
 
 
@@ -88,8 +84,10 @@ def parse_iso_duration(text: str) -> timedelta:
     """
     if not isinstance(text, str) or not text.strip().upper().startswith("P") or len(text) > MAX_INPUT:
         raise TimeParseError(f"not an ISO 8601 duration: {text!r} (e.g. P1W, P1D, PT12H)")
+    from pydantic import TypeAdapter, ValidationError  # imported when used: it is slow to import
+
     try:
-        value = _TIMEDELTA.validate_python(text.strip().upper())
+        value = TypeAdapter(timedelta).validate_python(text.strip().upper())
     except ValidationError:
         raise TimeParseError(f"not an ISO 8601 duration: {text!r} (e.g. P1W, P1D, PT12H)") from None
     if value <= timedelta(0):
@@ -171,6 +169,8 @@ def _duration_or_none(words: str) -> int | None:
 
 
 def _natural(words: str, now: datetime, original: str) -> datetime:
+    from dateparser.date import DateDataParser  # imported when used: it is slow to import (every CLI start)
+
     # naive wall-clock reference in the zone: dateparser answers naive unless the text names an offset
     settings = {**_SETTINGS, "RELATIVE_BASE": now.replace(tzinfo=None)}
     data = DateDataParser(languages=["en"], settings=settings).get_date_data(words)
@@ -189,6 +189,8 @@ def _wall(found: datetime, now: datetime) -> datetime:
 
 def _not_understood(words: str, now: datetime, settings: dict[str, object], original: str) -> str:
     """The error for unreadable text, naming the longest leading part that could be read."""
+    import dateparser
+
     parts = words.split(" ")
     for cut in range(len(parts) - 1, 0, -1):
         head = " ".join(parts[:cut])
