@@ -29,7 +29,7 @@ from .filters.acknowledgement import ack_duration
 from .filters.base import FilterInput, Verdict
 from .notification import Notification, NotificationType, notification_type_for
 from .store import checks as check_store
-from .store import decoded
+from .store import decoded, maintenance_series
 from .store import maintenance as maint
 from .store import metrics as metric_store
 from .store.alerts import trim_alert_indexes
@@ -45,6 +45,7 @@ RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight ev
 CHECK_TAGS_EVERY = 10.0  # seconds the list of check tags is cached
 METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
 ENTITY_ID_NAMESPACE = uuid.UUID("5b0d7a3c-6f1e-4c2a-9a57-f1a9ac3e0b15")  # entity ids: uuid5 of this and the name
+SERIES_EVERY = 60  # seconds (wall clock) between materialisations of recurring maintenance
 
 
 class _InFlightTaken(Exception):
@@ -77,6 +78,7 @@ class Executive:
         self._stopping = False
         self._registered = False
         self._last_beat = self._last_recovery = self._check_tags_at = 0.0
+        self._series_at = 0
         self._check_tags: list[str] = []
         self._hour = ""
         self._batch_seconds: list[float] = []
@@ -160,6 +162,14 @@ class Executive:
                 drop_stale_archive_keys(self.raw)
                 trim_alert_indexes(self.raw, int(time.time()), self.cfg.alert_retention)
             self._hour = hour
+        self._materialise_series()
+
+    def _materialise_series(self) -> None:
+        """Write recurring maintenance occurrences ahead of time (store/maintenance_series.py)."""
+        now = int(time.time())
+        if abs(now - self._series_at) >= SERIES_EVERY:
+            self._series_at = now
+            maintenance_series.materialise_all(self.client, now)
 
     def _flush_metrics(self) -> None:
         """Batch timings kept in memory go to the shared histogram (one pipeline, at most once a second)."""

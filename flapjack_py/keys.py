@@ -299,6 +299,21 @@ def maintenances_suffix(kind: str) -> str:
     return f":{kind}_maintenances"
 
 
+def maintenance_series_ids() -> str:
+    """set: ids of every recurring scheduled maintenance series (flapjack-py addition)."""
+    return "maintenance_series"
+
+
+def maintenance_series(series_id: str) -> str:
+    """hash: one maintenance series: rrule, timezone, start, duration, summary, checks/entities/tags (JSON)."""
+    return f"maintenance_series:{series_id}"
+
+
+def maintenance_series_occurrences(series_id: str) -> str:
+    """zset: member = JSON [entity, check, start] of each window materialised for the series, score = start."""
+    return f"maintenance_series:{series_id}:occurrences"
+
+
 # --- notifications ---------------------------------------------------------
 
 

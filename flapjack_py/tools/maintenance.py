@@ -13,6 +13,7 @@ import click
 
 from ..config import Config
 from ..timeparse import TimeParseError, describe, parse_duration, parse_time
+from .maintenance_series import create_recurring, series
 from .maintenance_windows import SCHEDULED, UNSCHEDULED, Criteria, Found, create_windows, end_windows, find_windows
 from .session import comma_list, redis_client
 from .table import render_table
@@ -120,14 +121,25 @@ def delete(config: Config, /, apply: bool, **opts: Any) -> None:
 @click.option("-d", "--duration", required=True, help="Duration, e.g. '90m', '1h30m', '2 hours', 'PT1H', 3600.")
 @click.option("-t", "--type", "kind", type=click.Choice([SCHEDULED, UNSCHEDULED]), default=SCHEDULED,
               show_default=True, help="Type of maintenance.")
+@click.option("--rrule", metavar="RRULE", help="Repeat as this RFC 5545 rule, e.g. "
+              "'FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0' (a recurring scheduled series).")
+@click.option("--tz", "zone", metavar="ZONE", help="IANA time zone the start (and --rrule) is read in "
+              "[default: this machine's zone; UTC for --rrule].")
 @click.pass_obj
-def create(config: Config, entity: str, check: str, reason: str, start: str, duration: str, kind: str) -> None:
-    """Create a maintenance window on every ENTITY x CHECK (unknown entities are created)."""
-    now = _now()
-    started, seconds = _start_and_duration(start, duration, now)
+def create(config: Config, entity: str, check: str, reason: str, start: str, duration: str, kind: str,
+           rrule: str | None, zone: str | None) -> None:
+    """Create a maintenance window (or, with --rrule, a recurring series) on every ENTITY x CHECK
+    (unknown entities are created)."""
     entities, checks = comma_list(entity), comma_list(check)
     if not entities or not checks:
         raise click.UsageError("--entity and --check need at least one name each")
+    if rrule is not None:
+        if kind != SCHEDULED:
+            raise click.UsageError("--rrule makes scheduled maintenance only")
+        create_recurring(config, entities, checks, reason, start, duration, rrule, zone or "UTC")
+        return
+    now = _now()
+    started, seconds = _start_and_duration(start, duration, now, zone)
     with redis_client(config) as client:
         create_windows(client, entities, checks, kind, started, seconds, reason, int(now.timestamp()))
     click.echo("The maintenances specified have been created")
@@ -140,9 +152,9 @@ def _criteria(opts: dict[str, Any]) -> Criteria:
         raise click.UsageError(str(exc)) from None
 
 
-def _start_and_duration(start: str, duration: str, now: datetime) -> tuple[int, int]:
+def _start_and_duration(start: str, duration: str, now: datetime, zone: str | None = None) -> tuple[int, int]:
     try:
-        started = parse_time(start, now)
+        started = parse_time(start, now, zone)
     except TimeParseError as exc:
         raise click.UsageError(f"Failed to parse start time {start!r}: {exc}") from None
     try:
@@ -151,3 +163,6 @@ def _start_and_duration(start: str, duration: str, now: datetime) -> tuple[int, 
         raise click.UsageError(f"Failed to parse duration {duration!r}: {exc}") from None
     log.info("maintenance start %r read as %s", start, describe(started))
     return int(started.timestamp()), seconds
+
+
+maintenance.add_command(series)

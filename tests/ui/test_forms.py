@@ -113,3 +113,22 @@ def test_disable_and_enable(critical: World, client) -> None:
     client.post(f"{URL}/enabled", data={"enabled": "true"})
     assert check_store.is_enabled(critical.r, E, C)
     assert critical.r.zscore(keys.current_entities(), E) is not None
+
+
+def test_recurring_maintenance_from_the_form_listed_and_deleted(critical: World, client, clock) -> None:
+    """clock: Tuesday 2023-11-14 22:13:20 UTC; Sundays 02:00 in Berlin (CET) are 01:00 UTC."""
+    response = client.post(f"{URL}/scheduled_maintenance", data={
+        "start": "", "timezone": "Europe/Berlin", "duration": "90m", "summary": "patching",
+        "rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0"})
+    assert response.headers["Location"].endswith("notice=series-created")
+    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {1_700_355_600: 5400, 1_700_960_400: 5400}
+    page = client.get(URL).get_data(as_text=True)
+    assert "Recurring maintenance" in page and "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0" in page
+    assert "2023-11-19 01:00:00 UTC" in page
+    series_id = page.split('name="id" value="')[1].split('"')[0]
+    deleted = client.post(f"{URL}/maintenance_series/delete", data={"id": series_id})
+    assert deleted.headers["Location"].endswith("notice=series-deleted")
+    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {}
+    bad = client.post(f"{URL}/scheduled_maintenance", data={"duration": "1h", "rrule": "FREQ=OFTEN"})
+    assert "error=bad-series" in bad.headers["Location"]
+    assert "FREQ must be one of" in client.get(bad.headers["Location"]).get_data(as_text=True)

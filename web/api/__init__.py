@@ -59,6 +59,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     contacts,
     entities,
     maintenance,
+    maintenance_series,
     media,
     metrics,
     openapi,
@@ -68,5 +69,5 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     rules,
 )
 
-__all__ = ["bp", "alerts", "checks", "contacts", "entities", "maintenance", "media", "metrics", "openapi",
-           "pagerduty", "receivers", "reports", "rules"]
+__all__ = ["bp", "alerts", "checks", "contacts", "entities", "maintenance", "maintenance_series", "media", "metrics",
+           "openapi", "pagerduty", "receivers", "reports", "rules"]

@@ -17,8 +17,9 @@ from flapjack_py.store.events import push_event
 
 from ..errors import ApiError
 from . import bp
+from . import maintenance_series as series_api
 from .checks import resolve_checks
-from .common import ctx, id_list, json_body, no_content, parse_time, patch_ops, query_time, wrapped_list
+from .common import ctx, id_list, json_body, location, no_content, parse_time, patch_ops, query_time, wrapped_list
 from .schemas import NO_CONTENT, ids_param, operation, patch_body, query, wrapper
 
 DEFAULT_ACK_DURATION = 14400
@@ -67,11 +68,27 @@ def seconds(value: Any) -> int | None:
 
 @bp.route("/scheduled_maintenances/<any(entities,checks):kind>/<path:ids>", methods=["POST"])
 def post_scheduled(kind: str, ids: str) -> Response:
-    items = wrapped_list("scheduled_maintenances")
+    """One window per item on each check; [addition] an item with an `rrule` makes a recurring series."""
+    items = [item if isinstance(item, dict) else {} for item in wrapped_list("scheduled_maintenances")]
     checks = targets(kind, ids)
+    recurring = [item for item in items if item.get("rrule") is not None]
+    windows = _windows([item for item in items if item.get("rrule") is None])
+    series_links = {"checks": [f"{e}:{c}" for e, c in checks]} if kind == "checks" else {"entities": id_list(ids)}
+    made = series_api.create_series(recurring, 403, **series_links) if recurring else []
+    now = int(time.time())
+    for entity, check in checks:
+        for start, duration, summary in windows:
+            store.create_scheduled(ctx().client, entity, check, start, duration, summary, now)
+    response = no_content()
+    if made:
+        response.headers["Location"] = location("maintenance_series", made)
+    return response
+
+
+def _windows(items: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+    """(start, duration, summary) of one-off window items; 403 with the v1 messages when unusable."""
     windows = []
     for item in items:
-        item = item if isinstance(item, dict) else {}
         start = parse_time(item.get("start_time"))
         if start is None:
             raise ApiError(403, "start time must be provided")
@@ -80,11 +97,7 @@ def post_scheduled(kind: str, ids: str) -> Response:
             raise ApiError(403, "duration in seconds must be provided")
         summary = item.get("summary")
         windows.append((start, duration, summary if isinstance(summary, str) else ""))
-    now = int(time.time())
-    for entity, check in checks:
-        for start, duration, summary in windows:
-            store.create_scheduled(ctx().client, entity, check, start, duration, summary, now)
-    return no_content()
+    return windows
 
 
 @bp.route("/scheduled_maintenances/<any(entities,checks):kind>/<path:ids>", methods=["DELETE"])
@@ -147,7 +160,10 @@ def post_test_notifications(kind: str, ids: str) -> Response:
 
 SCHEDULED_IN = {"type": "object", "required": ["start_time", "duration"], "properties": {
     "start_time": {"type": "string", "format": "date-time"}, "duration": {"type": "integer", "minimum": 1, "maximum": MAX_DURATION},
-    "summary": {"type": "string"}}}
+    "summary": {"type": "string"},
+    "rrule": {"type": "string", "description": "[addition] RFC 5545 RRULE: makes a recurring series",
+              "examples": ["FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0"]},
+    "timezone": {"type": "string", "description": "[addition] IANA zone the rrule is read in (default UTC)"}}}
 UNSCHEDULED_IN = {"type": "object", "properties": {"duration": {"type": "integer"}, "summary": {"type": "string"}}}
 TEST_IN = {"type": "object", "properties": {"summary": {"type": "string"}}}
 

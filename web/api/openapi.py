@@ -28,11 +28,24 @@ def error_refs(*statuses: str) -> dict[str, Any]:
 
 def document() -> dict[str, Any]:
     """The whole OpenAPI document."""
-    from . import alerts, checks, contacts, entities, maintenance, media, metrics, pagerduty, receivers, reports, rules
+    from . import (
+        alerts,
+        checks,
+        contacts,
+        entities,
+        maintenance,
+        maintenance_series,
+        media,
+        metrics,
+        pagerduty,
+        receivers,
+        reports,
+        rules,
+    )
 
     paths: dict[str, Any] = {}
-    for module in (contacts, media, pagerduty, rules, entities, checks, maintenance, reports, metrics, alerts,
-                   receivers):
+    for module in (contacts, media, pagerduty, rules, entities, checks, maintenance, maintenance_series, reports,
+                   metrics, alerts, receivers):
         for path, item in module.PATHS.items():
             paths.setdefault(path, {}).update(item)
     return {

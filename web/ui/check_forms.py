@@ -10,6 +10,7 @@ from typing import Any
 from flask import redirect, request, url_for
 from werkzeug.wrappers import Response
 
+from flapjack_py.recurrence import InvalidSeries
 from flapjack_py.timeparse import TimeParseError, parse_time
 
 from . import bp, commands
@@ -21,6 +22,9 @@ MESSAGES = {
     "unscheduled-ended": "Unscheduled maintenance ended.",
     "no-unscheduled": "There was no unscheduled maintenance to end.",
     "scheduled-created": "Scheduled maintenance created.",
+    "series-created": "Recurring maintenance created: its windows for the next two weeks are listed below.",
+    "series-deleted": "Recurring maintenance deleted: its future windows are gone, past and current ones stay.",
+    "bad-series": "Could not create the recurring maintenance.",
     "scheduled-ended": "Scheduled maintenance ended.",
     "no-scheduled": "That scheduled maintenance is unknown or already over.",
     "enabled": "Check enabled.",
@@ -63,6 +67,8 @@ def end_unscheduled(entity: str, check: str) -> Response:
 def create_scheduled(entity: str, check: str) -> Response:
     """Create a scheduled maintenance window (start read in the form's time zone, empty = now)."""
     form = request.form
+    if form.get("rrule", "").strip():
+        return _create_series(entity, check)
     try:
         start = _parse_start(form.get("start", ""), form.get("timezone", ""))
     except TimeParseError as exc:
@@ -80,6 +86,25 @@ def end_scheduled(entity: str, check: str) -> Response:
     start = request.form.get("start", "")
     ended = start.isdigit() and commands.end_scheduled(db(), entity, check, int(start), now())
     return _back(entity, check, notice="scheduled-ended" if ended else "no-scheduled")
+
+
+def _create_series(entity: str, check: str) -> Response:
+    form = request.form
+    fields = {"rrule": form.get("rrule", "").strip(), "timezone": form.get("timezone", "").strip() or "UTC",
+              "start_time": form.get("start", ""), "duration": form.get("duration", ""),
+              "summary": form.get("summary", ""), "checks": [f"{entity}:{check}"]}
+    try:
+        commands.create_series(db(), fields, now())
+    except InvalidSeries as exc:
+        return _back(entity, check, error="bad-series", detail=str(exc))
+    return _back(entity, check, notice="series-created")
+
+
+@bp.post("/checks/<entity>/<path:check>/maintenance_series/delete")
+def delete_series(entity: str, check: str) -> Response:
+    """Delete the series `id` (form field) and its future windows."""
+    commands.delete_series(db(), request.form.get("id", "")[:200], now())
+    return _back(entity, check, notice="series-deleted")
 
 
 @bp.post("/checks/<entity>/<path:check>/enabled")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from flask import abort, render_template, request
 
+from flapjack_py import recurrence
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import maintenance_series as series_store
 
 from . import bp, paging, queries
 from .check_forms import MAX_DETAIL, MESSAGES
-from .context import db
+from .context import db, now
 
 PAGE_SIZE = 200
 """Checks per page in the list of all checks."""
@@ -40,8 +42,10 @@ def check(entity: str, check: str) -> str:
     error = MESSAGES.get(request.args.get("error", ""))
     if error and request.args.get("detail"):
         error = f"{error} {request.args['detail'][:MAX_DETAIL]}"
+    series = [(s, next(iter(recurrence.next_occurrences(s, now(), 1)), None))
+              for s in series_store.series_for_check(client, entity, check)]
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
-                           error=error)
+                           error=error, series=series)
 
 
 def _int_arg(name: str, default: int) -> int:

@@ -8,12 +8,16 @@ flapjack_py.store.maintenance directly, as the API and CLI do.
 from __future__ import annotations
 
 import logging
+import uuid
+from typing import Any
 
 import redis
 
-from flapjack_py import keys
+from flapjack_py import keys, recurrence
 from flapjack_py.checks import ack_hash
+from flapjack_py.recurrence import Series
 from flapjack_py.store import maintenance as maint
+from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store.events import push_event
 from flapjack_py.timeparse import parse_duration
 
@@ -56,6 +60,24 @@ def create_scheduled(client: redis.Redis, entity: str, check: str, start: int, d
     seconds = parse_duration(duration)
     maint.create_scheduled(client, entity, check, start, seconds, summary, now)
     return seconds
+
+
+def create_series(client: redis.Redis, fields: dict[str, Any], now: int) -> Series:
+    """Store and materialise a recurring maintenance series (recurrence.new_series fields).
+
+    Raises InvalidSeries saying what is wrong.
+    """
+    made = recurrence.new_series(str(uuid.uuid4()), fields, now)
+    series_store.save_series(client, made)
+    series_store.materialise(client, made, now)
+    log.info("maintenance series %s created from the web UI", made.id)
+    return made
+
+
+def delete_series(client: redis.Redis, series_id: str, now: int) -> None:
+    """Delete a series and its future windows (unknown ids do nothing)."""
+    if series_store.load_series(client, series_id) is not None:
+        series_store.delete_series(client, series_id, now)
 
 
 def end_scheduled(client: redis.Redis, entity: str, check: str, start: int, now: int) -> bool:

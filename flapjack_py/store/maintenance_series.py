@@ -1,0 +1,163 @@
+"""Recurring scheduled maintenance series in Redis, and their occurrences materialised ahead of time.
+
+A series is a hash `maintenance_series:ID` (ids in the set `maintenance_series`). Its occurrences
+are written as ordinary scheduled-maintenance windows (store/maintenance.py, engine.md 7.1), so
+every reader of the seed layout sees them, and recorded in `maintenance_series:ID:occurrences`
+so that editing or deleting the series can remove the future ones (and only those).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+
+import redis
+
+from .. import keys
+from ..recurrence import Series, as_tuple, occurrences
+from . import maintenance as maint
+from .checks import current_check_names
+
+log = logging.getLogger(__name__)
+
+AHEAD = 14 * 86400
+"""How far ahead (seconds) occurrences are materialised; the executive's housekeeping moves it along."""
+_TARGETS = ("checks", "entities", "tags")
+
+
+def to_hash(series: Series) -> dict[str, str]:
+    """The hash fields of `series` (lists as JSON)."""
+    fields = {"id": series.id, "rrule": series.rrule, "timezone": series.timezone, "start": str(series.start),
+              "duration": str(series.duration), "summary": series.summary, "created": str(series.created)}
+    fields.update({name: json.dumps(list(getattr(series, name))) for name in _TARGETS})
+    return fields
+
+
+def from_hash(fields: dict[str, str]) -> Series | None:
+    """The Series stored in `fields`, or None for a missing or damaged hash."""
+    try:
+        return Series(id=fields["id"], rrule=fields["rrule"], timezone=fields["timezone"],
+                      start=int(fields["start"]), duration=int(fields["duration"]),
+                      summary=fields.get("summary", ""), created=int(fields.get("created") or 0),
+                      **{name: as_tuple(json.loads(fields.get(name) or "[]")) for name in _TARGETS})
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def save_series(client: redis.Redis, series: Series) -> None:
+    """Store (or replace) `series`; does not materialise it."""
+    with client.pipeline() as pipe:
+        pipe.hset(keys.maintenance_series(series.id), mapping=to_hash(series))
+        pipe.sadd(keys.maintenance_series_ids(), series.id)
+        pipe.execute()
+    log.info("maintenance series %s saved: %s in %s, %ss", series.id, series.rrule, series.timezone, series.duration)
+
+
+def load_series(client: redis.Redis, series_id: str) -> Series | None:
+    """The series with `series_id`, or None."""
+    return from_hash(_strs(client.hgetall(keys.maintenance_series(series_id))))
+
+
+def list_series(client: redis.Redis, ids: Iterable[str] | None = None) -> list[Series]:
+    """The series with `ids` (default: every series), unknown ids left out, sorted by id when listing all."""
+    wanted = list(ids) if ids is not None else sorted(_s(i) for i in client.smembers(keys.maintenance_series_ids()))
+    with client.pipeline(transaction=False) as pipe:
+        for series_id in wanted:
+            pipe.hgetall(keys.maintenance_series(series_id))
+        found = [from_hash(_strs(h)) for h in pipe.execute()]
+    return [s for s in found if s is not None]
+
+
+def target_checks(client: redis.Redis, series: Series) -> list[tuple[str, str]]:
+    """(entity, check) pairs the series covers now: its checks, every current check of its entities, and
+    the checks carrying one of its tags or belonging to an entity that does."""
+    found = [keys.split_check_id(c) for c in series.checks]
+    names = _entity_names(client, series.entities)
+    for tag in series.tags:
+        found += [keys.split_check_id(_s(c)) for c in client.smembers(keys.check_tag(tag))]
+        names += _entity_names(client, [_s(i) for i in client.smembers(keys.entity_tag(tag))])
+    for name in names:
+        found += [(name, check) for check in current_check_names(client, name)]
+    return list(dict.fromkeys(found))
+
+
+def materialise(client: redis.Redis, series: Series, now: int, ahead: int = AHEAD) -> int:
+    """Write the occurrences overlapping [now, now + ahead) as scheduled windows on every target check,
+    skipping those already written (or ended by hand) before; return how many windows were written."""
+    starts = occurrences(series, now, now + ahead)
+    if not starts:
+        return 0
+    done = _recorded(client, series.id, starts[0], starts[-1])
+    written = 0
+    for entity, check in target_checks(client, series):
+        for start in starts:
+            member = _member(entity, check, start)
+            if member in done:
+                continue
+            maint.create_scheduled(client, entity, check, start, series.duration, series.summary, now)
+            client.zadd(keys.maintenance_series_occurrences(series.id), {member: start})
+            written += 1
+    if written:
+        log.info("maintenance series %s: %d windows materialised", series.id, written)
+    return written
+
+
+def materialise_all(client: redis.Redis, now: int, ahead: int = AHEAD) -> int:
+    """Materialise every series (housekeeping); a damaged series is logged and skipped."""
+    written = 0
+    for series in list_series(client):
+        try:
+            written += materialise(client, series, now, ahead)
+        except (ValueError, redis.ResponseError):
+            log.exception("maintenance series %s cannot be materialised", series.id)
+    return written
+
+
+def remove_future(client: redis.Redis, series_id: str, now: int) -> int:
+    """Delete the series' windows that start after `now` (past and in-progress ones stay); return how many."""
+    key = keys.maintenance_series_occurrences(series_id)
+    future = [_s(m) for m in client.zrangebyscore(key, f"({now}", "+inf")]
+    for member in future:
+        entity, check, start = json.loads(member)
+        maint.end_scheduled(client, entity, check, int(start), now)
+    if future:
+        client.zrem(key, *future)
+    return len(future)
+
+
+def delete_series(client: redis.Redis, series_id: str, now: int) -> int:
+    """Delete a series and its future windows; return how many windows were removed."""
+    removed = remove_future(client, series_id, now)
+    with client.pipeline() as pipe:
+        pipe.delete(keys.maintenance_series(series_id), keys.maintenance_series_occurrences(series_id))
+        pipe.srem(keys.maintenance_series_ids(), series_id)
+        pipe.execute()
+    log.info("maintenance series %s deleted (%d future windows removed)", series_id, removed)
+    return removed
+
+
+def series_for_check(client: redis.Redis, entity: str, check: str) -> list[Series]:
+    """The series that cover `entity:check` now."""
+    return [s for s in list_series(client) if (entity, check) in target_checks(client, s)]
+
+
+def _entity_names(client: redis.Redis, ids: Iterable[str]) -> list[str]:
+    wanted = list(ids)
+    return [_s(n) for n in client.hmget(keys.entity_names_by_id(), wanted) if n] if wanted else []
+
+
+def _recorded(client: redis.Redis, series_id: str, first: int, last: int) -> set[str]:
+    return {_s(m) for m in client.zrangebyscore(keys.maintenance_series_occurrences(series_id), first, last)}
+
+
+def _member(entity: str, check: str, start: int) -> str:
+    return json.dumps([entity, check, start])
+
+
+def _strs(fields: dict[bytes, bytes] | dict[str, str]) -> dict[str, str]:
+    return {_s(k): _s(v) for k, v in fields.items()}
+
+
+def _s(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
