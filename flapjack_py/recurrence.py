@@ -64,9 +64,10 @@ def new_series(series_id: str, fields: dict[str, Any], now: int) -> Series:
     zone = fields.get("timezone") or "UTC"
     if not isinstance(zone, str):
         raise InvalidSeries("timezone must be an IANA zone name")
-    start = now - now % 60
+    start = now
     if fields.get("start_time") not in (None, ""):
         start = _start(fields["start_time"], zone, now)
+    start -= start % 60  # occurrences take DTSTART's seconds unless BYSECOND says otherwise: keep them whole
     return validated(Series(
         id=series_id, rrule=fields.get("rrule") or "", timezone=zone, start=start,
         duration=_duration(fields.get("duration")), summary=_text(fields.get("summary")),
@@ -78,7 +79,8 @@ def changed(series: Series, field_name: str, value: Any, now: int) -> Series:
     """`series` with one field (`rrule`, `timezone`, `start_time`, `duration`, `summary`) replaced;
     raises InvalidSeries for an unknown field or a bad value."""
     if field_name == "start_time":
-        return series.with_changes(start=_start(value, series.timezone, now))
+        start = _start(value, series.timezone, now)
+        return series.with_changes(start=start - start % 60)
     if field_name == "duration":
         return series.with_changes(duration=_duration(value))
     if field_name == "summary":

@@ -175,3 +175,20 @@ def test_delete_unscheduled_ends_it(flapjack, real_r, clock):
     result = flapjack("maintenance", "delete", "-t", "unscheduled", "--apply")
     assert result.exit_code == 0, result.output
     assert store.in_force(real_r, "web-1", "HTTP", "unscheduled") is None
+
+
+def test_create_with_rrule_makes_a_series_listed_and_deleted(flapjack, real_r, clock):
+    rule = "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0"
+    result = create(flapjack, "--rrule", rule, "--tz", "Europe/Berlin", start="now", duration="90m")
+    assert result.exit_code == 0, result.output
+    assert "next window starts" in result.stdout
+    sundays = {1_700_355_600: 5400, 1_700_960_400: 5400}  # 2023-11-19 and 26, 02:00 CET
+    assert store.load_windows(real_r, "web-1", "HTTP", "scheduled") == sundays
+    listed = flapjack("maintenance", "series", "list")
+    assert rule in listed.stdout and "Europe/Berlin" in listed.stdout and "web-1:HTTP" in listed.stdout
+    series_id = result.stdout.split("maintenance ")[1].split(" ")[0]
+    deleted = flapjack("maintenance", "series", "delete", series_id)
+    assert deleted.exit_code == 0 and "2 future windows" in deleted.stdout
+    assert store.load_windows(real_r, "web-1", "HTTP", "scheduled") == {}
+    bad = create(flapjack, "--rrule", "FREQ=SOMETIMES")
+    assert bad.exit_code == 2 and "FREQ must be one of" in bad.output
