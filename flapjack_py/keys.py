@@ -314,6 +314,19 @@ def maintenance_series_occurrences(series_id: str) -> str:
     return f"maintenance_series:{series_id}:occurrences"
 
 
+# --- on-call schedules (flapjack-py addition) -------------------------------
+
+
+def schedule_ids() -> str:
+    """set: ids of every on-call schedule."""
+    return "schedules"
+
+
+def schedule(schedule_id: str) -> str:
+    """hash: one on-call schedule: `id`, `name`, `json` (its layers and overrides, schedule_data's form)."""
+    return f"schedule:{schedule_id}"
+
+
 # --- notifications ---------------------------------------------------------
 
 

@@ -96,6 +96,9 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
     additions = {("get", "/alerts"), ("get", "/contacts/{contact_id}/alerts"), ("post", "/receivers/alertmanager")}
     additions |= {(m, "/maintenance_series") for m in ("get", "post", "patch", "delete")}
     additions |= {("get", "/maintenances.ics")}
+    additions |= {(m, "/schedules") for m in ("get", "post", "patch", "delete")}
+    additions |= {("get", f"/schedules/{{schedule_id}}{tail}") for tail in ("/oncall", "/shifts", ".ics")}
+    additions |= {("get", "/contacts/{contact_id}/oncall.ics")}
     assert documented == expected | additions
 
 

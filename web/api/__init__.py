@@ -67,7 +67,8 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     receivers,
     reports,
     rules,
+    schedules,
 )
 
 __all__ = ["bp", "alerts", "checks", "contacts", "entities", "maintenance", "maintenance_series", "media", "metrics",
-           "openapi", "pagerduty", "receivers", "reports", "rules"]
+           "openapi", "pagerduty", "receivers", "reports", "rules", "schedules"]

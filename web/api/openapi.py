@@ -41,11 +41,12 @@ def document() -> dict[str, Any]:
         receivers,
         reports,
         rules,
+        schedules,
     )
 
     paths: dict[str, Any] = {}
     for module in (contacts, media, pagerduty, rules, entities, checks, maintenance, maintenance_series, reports,
-                   metrics, alerts, receivers):
+                   metrics, alerts, receivers, schedules):
         for path, item in module.PATHS.items():
             paths.setdefault(path, {}).update(item)
     return {
