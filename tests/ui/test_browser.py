@@ -6,6 +6,8 @@ import json
 import os
 import threading
 from collections.abc import Iterator
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -82,3 +84,17 @@ def test_acknowledge_from_the_check_page_queues_the_ack(three_checks: World, pag
     event = json.loads(raw)
     assert (event["type"], event["state"], event["check"], event["duration"], event["summary"]) == \
         ("action", "acknowledgement", "HTTP port 80", 1800, "Ann is on it")
+
+
+def test_times_show_in_the_viewers_zone_with_utc_on_hover(three_checks: World, base_url: str) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        tab = browser.new_context(timezone_id="Asia/Tokyo", locale="en-GB").new_page()
+        tab.goto(base_url + "/checks/web-01.example.com/HTTP port 80")
+        generated = tab.locator("footer time.local")
+        moment = datetime.fromisoformat(generated.get_attribute("datetime").replace("Z", "+00:00"))
+        assert generated.get_attribute("title") == moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+        tokyo = moment.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%H:%M:%S")
+        assert tokyo in generated.inner_text() and "UTC" not in generated.inner_text()
+        browser.close()

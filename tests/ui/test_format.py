@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from flapjack_py.rules import NotificationRule
-from web.ui.format import age, ago, rule_summary, state_title, when
+from web.ui.format import age, ago, iso_time, rule_summary, state_title, when, when_text
 
 
 @pytest.mark.parametrize(("seconds", "said"), [
@@ -20,7 +20,11 @@ def test_ago_and_when(clock) -> None:
     assert ago(clock.now - 300) == "5 minutes ago"
     assert ago(clock.now + 3600) == "in 1 hour"
     assert ago(None) == "never"
-    assert when(1_700_000_000) == "2023-11-14 22:13:20 UTC"
+    assert when_text(1_700_000_000) == "2023-11-14 22:13:20 UTC"
+    assert iso_time(1_700_000_000) == "2023-11-14T22:13:20Z"
+    assert str(when(1_700_000_000)) == ('<time class="local" datetime="2023-11-14T22:13:20Z" '
+                                        'title="2023-11-14 22:13:20 UTC">2023-11-14 22:13:20 UTC</time>')
+    assert str(when(None)) == ""
 
 
 def test_state_title() -> None:

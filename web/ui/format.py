@@ -6,6 +6,7 @@ import time
 from datetime import UTC, datetime
 
 from flask import Blueprint
+from markupsafe import Markup
 
 from flapjack_py.rules import NotificationRule
 
@@ -45,11 +46,27 @@ def ago(ts: int | None) -> str:
     return f"{age(delta)} ago" if delta > 0 else f"in {age(-delta)}"
 
 
-def when(ts: int | None) -> str:
-    """A unix time as `2023-11-14 22:13:20 UTC`; '' for None."""
+def when_text(ts: int | None) -> str:
+    """A unix time as `2023-11-14 22:13:20 UTC`; '' for None (for attributes and plain text)."""
     if ts is None:
         return ""
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def iso_time(ts: int | None) -> str:
+    """A unix time in ISO 8601 (`2023-11-14T22:13:20Z`), as every `<time datetime>` carries; '' for None."""
+    if ts is None:
+        return ""
+    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+
+
+def when(ts: int | None) -> Markup:
+    """A unix time as a `<time class="local">` element: UTC in the page and on hover; the browser's
+    static/localtime.js shows it in the viewer's time zone. Empty for None."""
+    if ts is None:
+        return Markup("")
+    text = when_text(ts)
+    return Markup('<time class="local" datetime="{}" title="{}">{}</time>').format(iso_time(ts), text, text)
 
 
 def state_title(state: str | None) -> str:
@@ -77,7 +94,7 @@ def rule_summary(rule: NotificationRule) -> list[str]:
 
 def register(bp: Blueprint) -> None:
     """Make these functions available as Jinja filters of every template."""
-    for func in (age, since, ago, when, state_title, rule_summary):
+    for func in (age, since, ago, when, when_text, iso_time, state_title, rule_summary):
         bp.add_app_template_filter(func)
 
 
