@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta, tzinfo
+from itertools import islice
 from typing import Any
 
 from .timeparse import TimeParseError, parse_iso_duration, zone_named
@@ -200,7 +201,7 @@ def _handoffs(layer: Layer, zone: tzinfo, start: int, end: int) -> list[int]:
     if end <= layer.start:
         return []
     k = _turn(layer, zone, max(start, layer.start))
-    found = []
+    found: list[int] = []
     while len(found) < MAX_SEGMENTS:
         k += 1
         moment = _handoff(layer, zone, k)
@@ -219,10 +220,12 @@ def _expand(layer: Layer, start: int, end: int, known: Mapping[str, str]) -> _Ca
 
     calendar = icalendar.Calendar.from_ical(layer.ical)
     found = _Calendar()
-    window = (datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC))
-    for event in recurring_ical_events.of(calendar).between(*window):
-        who = _named_contacts(event, known)
+    events = recurring_ical_events.of(calendar).after(datetime.fromtimestamp(start, UTC))
+    for event in islice(events, MAX_SEGMENTS):  # a calendar repeating every minute cannot stall a request
         begins, ends = _event_span(event)
+        if begins >= end:
+            break
+        who = _named_contacts(event, known)
         if who and ends > begins:
             found.events.append((begins, ends, who))
     return found

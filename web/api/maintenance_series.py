@@ -116,7 +116,7 @@ def _find(ids: str | None) -> list[Series]:
 
 def _apply(series: Series, op: str, field: str, value: Any, now: int) -> Series:
     try:
-        if op == "replace":
+        if op == "replace" and field in ("rrule", "timezone", "start_time", "duration", "summary"):
             return recurrence.changed(series, field, value, now)
         if field in _LINKS and isinstance(value, str) and value:
             old = getattr(series, field)
