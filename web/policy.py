@@ -25,15 +25,18 @@ POLICY: dict[str, Role | str] = {
     "ui.alerts": V, "ui.status": V, "ui.set_refresh": V,
     # UI forms of a check
     "ui.acknowledge": R, "ui.test_notifications": R, "ui.end_unscheduled": R, "ui.create_scheduled": R,
-    "ui.end_scheduled": R, "ui.set_enabled": R,
+    "ui.end_scheduled": R, "ui.set_enabled": R, "ui.delete_series": R,
     # API reads
     "api.get_alerts": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
     "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,
     "api.get_event_metrics": V, "api.get_media": V, "api.get_metrics": V, "api.get_notification_rules": V,
     "api.get_pagerduty_credentials": V, "api.get_report": V, "prometheus.prometheus_metrics": V,
+    "api.get_series": V, "api.maintenances_ics": V, "api.get_schedules": V, "api.get_oncall": V,
+    "api.get_shifts": V, "api.get_schedule_ics": V, "api.get_contact_oncall_ics": V,
     # API: acknowledge, maintenance, test notifications, enable/disable checks
     "api.patch_checks": R, "api.post_scheduled": R, "api.delete_scheduled": R, "api.post_unscheduled": R,
     "api.patch_unscheduled": R, "api.post_test_notifications": R,
+    "api.post_series": R, "api.patch_series": R, "api.delete_series": R,
     # API: events from receivers (they change check state like any feeder)
     "api.alertmanager_webhook": R,
     # API: contacts, media, rules, PagerDuty credentials, entities and checks themselves
@@ -43,6 +46,8 @@ POLICY: dict[str, Role | str] = {
     "api.post_pagerduty_credentials": A, "api.patch_pagerduty_credentials": A,
     "api.delete_pagerduty_credentials": A,
     "api.post_entities": A, "api.patch_entities": A, "api.post_checks": A,
+    # API: on-call schedules
+    "api.post_schedules": A, "api.patch_schedules": A, "api.delete_schedules": A,
 }
 
 
