@@ -1,6 +1,6 @@
 """Configuration: YAML overlaid on the defaults, validated by typed models, returned frozen.
 
-Every default lives here (gateway settings in gateway_config.py); config.example.yml
+Every default lives here (gateway settings in gateway_config.py, receivers' in receiver_config.py); config.example.yml
 lists the same keys (a test keeps the two in step). A bad setting raises ConfigError
 naming the dotted key and the problem. Strings of the form `${ENV_VAR}` are replaced
 by that environment variable. Sections are frozen pydantic models with unknown keys
@@ -23,6 +23,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from .config_types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
 from .errors import ConfigError
 from .gateway_config import GatewaysSection
+from .receiver_config import ReceiversConfig
 
 KNOWN_MEDIA = ("email", "sms", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "slack", "sns", "apprise")
 """Media an alert may be addressed to; anything else is logged and skipped."""
@@ -130,6 +131,7 @@ class _Sections(Section):
     executive: ExecutiveConfig = ExecutiveConfig()
     web: WebConfig = WebConfig()
     logging: LoggingConfig = LoggingConfig()
+    receivers: ReceiversConfig = ReceiversConfig()
 
 
 class _Document(_Sections):

@@ -21,6 +21,7 @@ from .config import KNOWN_MEDIA, Config
 from .delivery import queue_for
 from .store import metrics as store
 from .store.client import str_client, to_int
+from .store.receivers import load_receiver_counters, rejected_reasons
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -49,6 +50,7 @@ class FlapjackCollector(Collector):
         yield from self._checks(client)
         yield from self._alerts(client)
         yield from self._gateways()
+        yield from self._receivers(client)
         yield self._up(client)
 
     def _checks(self, client: redis.Redis) -> Iterator[Metric]:
@@ -78,6 +80,19 @@ class FlapjackCollector(Collector):
         for medium in self._media():
             failed.add_metric([medium], queue_for(self.raw, medium).failed_job_registry.count)
         yield failed
+
+    def _receivers(self, client: redis.Redis) -> Iterator[Metric]:
+        label = ["receiver"]
+        read = CounterMetricFamily("flapjack_receiver_lines_read", "Lines (requests) a receiver read.", labels=label)
+        pushed = CounterMetricFamily("flapjack_receiver_events_pushed", "Events a receiver queued.", labels=label)
+        rejected = CounterMetricFamily("flapjack_receiver_lines_rejected", "Lines a receiver rejected, by reason.",
+                                       labels=["receiver", "reason"])
+        for name, counters in load_receiver_counters(client).items():
+            read.add_metric([name], counters["read"])
+            pushed.add_metric([name], counters["pushed"])
+            for reason, count in sorted(rejected_reasons(counters).items()):
+                rejected.add_metric([name, reason], count)
+        yield from (read, pushed, rejected)
 
     def _up(self, client: redis.Redis) -> Metric:
         up = GaugeMetricFamily("flapjack_up", "1 per process with a live heartbeat.", labels=["role", "instance"])

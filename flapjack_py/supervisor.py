@@ -1,4 +1,5 @@
-"""`flapjack server`: run the executive, a worker per enabled gateway and the web app as supervised children.
+"""`flapjack server`: run the executive, a worker per enabled gateway, the enabled receivers and the web app
+as supervised children.
 
 With no `redis.url` the embedded Redis is started here and its URL handed to
 the children in FLAPJACK_REDIS_URL. A child that exits is logged and restarted
@@ -107,7 +108,7 @@ def run_server(config: Config, config_path: str | None = None) -> int:
 
 
 def plan(config: Config) -> list[tuple[str, list[str]]]:
-    """(name, flapjack arguments) of every child: executive, enabled gateways, web."""
+    """(name, flapjack arguments) of every child: executive, enabled gateways, enabled receivers, web."""
     parts = [("executive", ["executive"])]
     for medium in sorted(config.gateways):
         if not config.gateway_enabled(medium):
@@ -115,6 +116,7 @@ def plan(config: Config) -> list[tuple[str, list[str]]]:
         count = int(config.gateway(medium).get("workers", 1))
         parts += [(f"gateway {medium}" + (f" #{n}" if count > 1 else ""), ["gateway", medium])
                   for n in range(1, count + 1)]
+    parts += [(f"receiver {name}", args) for name, args in config.receivers.commands()]
     if importlib.util.find_spec("web.serve") is not None:
         parts.append(("web", ["web"]))
     else:

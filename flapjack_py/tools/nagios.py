@@ -18,8 +18,6 @@ from .intake import Intake
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FIFO = "/var/cache/nagios3/event_stream.fifo"
-DEFAULT_NSCA_FIFO = "/var/lib/nagios3/rw/nagios.cmd"
 NSCA_STATES = {"0": "ok", "1": "warning", "2": "critical", "3": "unknown"}
 _DIGITS = re.compile(r"^\d+$")
 _NSCA = re.compile(r"^\[(\d+)\]\s*PROCESS_SERVICE_CHECK_RESULT;([^;]*);([^;]*);([^;]*);(.*)$")

@@ -16,17 +16,20 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 import redis
 
 from ..config import Config
+from ..receiver_config import ReceiversConfig
 from ..store.events import push_event
 from . import fifo, httpbroker, intake, json_feed, mirror, nagios
 from .session import intake_client, redis_client
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 NAGIOS_HELP = """Nagios receiver: reads the Nagios perfdata named pipe (see README.md, "Nagios").
 
@@ -55,7 +58,9 @@ class StartupError(click.ClickException):
     exit_code = 2
 
 
-def _octal(ctx: click.Context, param: click.Parameter, value: str) -> int:
+def _octal(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    if value is None:
+        return None
     try:
         mode = int(value, 8)
     except ValueError:
@@ -73,15 +78,18 @@ def _octal(ctx: click.Context, param: click.Parameter, value: str) -> int:
               help="File of JSON events [default: standard input, which must not be a terminal].")
 @click.option("--fifo", "fifo_path", metavar="PATH",
               help="Read a named pipe (created when missing) forever instead, one JSON event per line.")
-@click.option("--fifo-mode", default="0666", show_default=True, callback=_octal,
-              help="Permissions (octal) of the named pipe when the receiver creates it.")
-@click.option("--buffer", type=click.IntRange(min=1), default=intake.DEFAULT_CAPACITY, show_default=True,
-              help="Events held while Redis is unreachable (with --fifo).")
+@click.option("--fifo-mode", callback=_octal, help="Permissions (octal) of the named pipe when the receiver "
+              "creates it [default: receivers.json.fifo_mode, 0666].")
+@click.option("--buffer", type=click.IntRange(min=1), help="Events held while Redis is unreachable, with --fifo "
+              "[default: receivers.json.buffer, 100000].")
 @click.pass_obj
-def json_command(config: Config, source: Any, fifo_path: str | None, fifo_mode: int, buffer: int) -> None:
+def json_command(config: Config, source: Any, fifo_path: str | None, fifo_mode: int | None,
+                 buffer: int | None) -> None:
     """Queue a stream of concatenated JSON events, validating each (--fifo: one event per line, forever)."""
     if fifo_path:
-        _run_pipe(config, "json", fifo_path, fifo_mode, buffer, json_feed.feed_line)
+        settings = config.receivers.json_pipe
+        _run_pipe(config, "json", fifo_path, _or(fifo_mode, settings.mode()), _or(buffer, settings.buffer),
+                  json_feed.feed_line)
         return
     stream = source or click.get_text_stream("stdin")
     if source is None and stream.isatty():
@@ -116,18 +124,27 @@ def oneoff(config: Config, entity: str, check: str, state: str, summary: str, se
 # --- nagios, nsca --------------------------------------------------------------
 
 
-def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: str) -> click.Group:
-    """The start|stop|restart|status group of a FIFO-reading receiver (run in the foreground)."""
+def _fifo_group(name: str, parse: nagios.Parser, help_text: str) -> click.Group:
+    """The start|stop|restart|status group of a FIFO-reading receiver (run in the foreground).
+
+    Options not given take their value from `receivers.<name>` in the config.
+    """
     group = click.Group(name, help=help_text)
-    fifo_option = click.option("-f", "--fifo", default=default_fifo, show_default=True,
-                               help="PATH of the named pipe (created when missing).")
-    mode_option = click.option("--fifo-mode", default="0666", show_default=True, callback=_octal,
-                               help="Permissions (octal) of the named pipe when the receiver creates it.")
-    buffer_option = click.option("--buffer", type=click.IntRange(min=1), default=intake.DEFAULT_CAPACITY,
-                                 show_default=True, help="Events held while Redis is unreachable; when full the "
-                                 "receiver stops reading the pipe.")
-    name_option = click.option("--name", default=name, show_default=True,
+    defaults = getattr(ReceiversConfig(), name)
+    fifo_option = click.option("-f", "--fifo", help="PATH of the named pipe, created when missing "
+                               f"[default: receivers.{name}.fifo, {defaults.fifo}].")
+    mode_option = click.option("--fifo-mode", callback=_octal, help="Permissions (octal) of the named pipe when the "
+                               f"receiver creates it [default: receivers.{name}.fifo_mode, {defaults.fifo_mode}].")
+    buffer_option = click.option("--buffer", type=click.IntRange(min=1), help="Events held while Redis is "
+                                 "unreachable; when full the receiver stops reading the pipe "
+                                 f"[default: receivers.{name}.buffer, {defaults.buffer}].")
+    name_option = click.option("--name", "counter_name", default=name, show_default=True,
                                help="Name its counters are kept under (receiver_counters:NAME).")
+
+    def run(config: Config, path: str | None, mode: int | None, buffer: int | None, counter_name: str) -> None:
+        settings = getattr(config.receivers, name)
+        _run_pipe(config, counter_name, _or(path, settings.fifo), _or(mode, settings.mode()),
+                  _or(buffer, settings.buffer), lambda feed, line: nagios.feed_line(feed, line, parse))
 
     @group.command("start")
     @fifo_option
@@ -139,9 +156,10 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: s
     @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
     @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
     @click.pass_obj
-    def start(config: Config, /, fifo: str, fifo_mode: int, buffer: int, name: str, **_: Any) -> None:
+    def start(config: Config, /, fifo: str | None, fifo_mode: int | None, buffer: int | None, counter_name: str,
+              **_: Any) -> None:
         """Read the named pipe and queue its records, in the foreground."""
-        _run_pipe(config, name, fifo, fifo_mode, buffer, lambda feed, line: nagios.feed_line(feed, line, parse))
+        run(config, fifo, fifo_mode, buffer, counter_name)
 
     @group.command("restart")
     @fifo_option
@@ -151,9 +169,10 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str, default_fifo: s
     @click.option("-p", "--pidfile", help="Accepted for compatibility.")
     @click.option("-l", "--logfile", help="Accepted for compatibility.")
     @click.pass_obj
-    def restart(config: Config, /, fifo: str, fifo_mode: int, buffer: int, name: str, **_: Any) -> None:
+    def restart(config: Config, /, fifo: str | None, fifo_mode: int | None, buffer: int | None, counter_name: str,
+                **_: Any) -> None:
         """Same as start: there is no background receiver to stop."""
-        _run_pipe(config, name, fifo, fifo_mode, buffer, lambda feed, line: nagios.feed_line(feed, line, parse))
+        run(config, fifo, fifo_mode, buffer, counter_name)
 
     @group.command("stop")
     @click.option("-p", "--pidfile", help="Accepted for compatibility.")
@@ -191,28 +210,30 @@ def _run_pipe(config: Config, name: str, path: str, mode: int, buffer: int,
     click.echo(f"{name}-receiver stopped")
 
 
-receiver.add_command(_fifo_group("nagios", nagios.parse_nagios_line, NAGIOS_HELP, nagios.DEFAULT_FIFO))
+receiver.add_command(_fifo_group("nagios", nagios.parse_nagios_line, NAGIOS_HELP))
 receiver.add_command(_fifo_group(
     "nsca", nagios.parse_nsca_line,
     "NSCA receiver: reads `[TS] PROCESS_SERVICE_CHECK_RESULT;host;service;code;output` lines from a named pipe "
-    "(nsca.cfg's command_file).", nagios.DEFAULT_NSCA_FIFO))
+    "(nsca.cfg's command_file)."))
 
 
 # --- httpbroker ------------------------------------------------------------------
 
 
 @receiver.command("httpbroker")
-@click.option("--port", type=int, default=3090, envvar="PORT", show_default=True,
-              help="Port to listen on [env PORT].")
-@click.option("--bind", default="", help="Address to listen on [default: all].")
+@click.option("--port", type=click.IntRange(1, 65535), envvar="PORT",
+              help="Port to listen on [env PORT; default: receivers.httpbroker.port, 3090].")
+@click.option("--bind", help="Address to listen on [default: receivers.httpbroker.bind, all].")
 @click.option("--server", metavar="HOST:PORT", help="Redis to queue on [default: the configured Redis].")
 @click.option("--database", type=int, default=0, show_default=True, help="Redis database number (with --server).")
-@click.option("--interval", type=float, default=10.0, show_default=True, help="Seconds between sends of the cache.")
+@click.option("--interval", type=float, help="Seconds between sends of the cache [default: receivers.httpbroker.interval, 10].")
 @click.option("--debug", is_flag=True, help="Log every request.")
 @click.pass_obj
-def httpbroker_command(config: Config, port: int, bind: str, server: str | None, database: int, interval: float,
-                       debug: bool) -> None:
+def httpbroker_command(config: Config, port: int | None, bind: str | None, server: str | None, database: int,
+                       interval: float | None, debug: bool) -> None:
     """HTTP cache of check states: POST/GET /state; every interval each state is sent as an event."""
+    settings = config.receivers.httpbroker
+    port, bind, interval = _or(port, settings.port), _or(bind, settings.bind), _or(interval, settings.interval)
     if interval <= 0:
         raise click.BadParameter("must be greater than 0", param_hint="'--interval'")
     if debug:
@@ -284,6 +305,11 @@ def _with_client(config: Config, server: str | None, database: int | None, work:
         return work(client)
     finally:
         client.close()
+
+
+def _or(given: T | None, configured: T) -> T:
+    """The option given on the command line, else the configured value."""
+    return configured if given is None else given
 
 
 def _sleep(seconds: float) -> None:

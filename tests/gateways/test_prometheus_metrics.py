@@ -18,6 +18,7 @@ from flapjack_py import keys
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store.events import push_event
+from flapjack_py.store.receivers import push_batch
 from web import create_app
 
 from .conftest import free_port
@@ -95,6 +96,15 @@ def test_oldest_queued_age_and_queue_length(real_r):
     samples = scrape(app)
     assert samples[("flapjack_events_queue_length", ())] == 2
     assert 119 <= samples[("flapjack_events_oldest_queued_age_seconds", ())] <= 130
+
+
+def test_receiver_counters(real_r):
+    push_batch(real_r, "nagios", ['{"n": 1}'], {"read": 4, "pushed": 1, "rejected": 3, "rejected:timestamp": 3},
+               time.time())
+    samples = scrape(create_app(redis=real_r))
+    assert samples[("flapjack_receiver_lines_read_total", (("receiver", "nagios"),))] == 4
+    assert samples[("flapjack_receiver_events_pushed_total", (("receiver", "nagios"),))] == 1
+    assert samples[("flapjack_receiver_lines_rejected_total", (("reason", "timestamp"), ("receiver", "nagios")))] == 3
 
 
 def test_executive_serves_metrics_on_its_own_port(tmp_path, redis_server, real_r):

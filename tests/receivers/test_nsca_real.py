@@ -49,7 +49,11 @@ def nsca(tmp_path: Path) -> Iterator[tuple[int, Path]]:
         yield port, pipe
     finally:
         process.terminate()
-        process.wait(10)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture

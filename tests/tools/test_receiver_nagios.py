@@ -100,3 +100,12 @@ def test_status_and_stop_say_nothing_runs_in_background(flapjack):
     assert (status.exit_code, status.stdout) == (3, "nagios-receiver is not running\n")
     stop = flapjack("receiver", "nsca", "stop")
     assert (stop.exit_code, stop.stdout) == (1, "nsca-receiver is not running.\n")
+
+
+def test_options_default_to_the_receivers_settings(flapjack, tmp_path):
+    plain = tmp_path / "configured"
+    plain.write_text("")
+    (tmp_path / "flapjack.yml").write_text(f"logging:\n  level: ERROR\nreceivers:\n  nsca:\n    fifo: {plain}\n")
+    result = flapjack("receiver", "nsca", "start")
+    assert (result.exit_code, result.stderr) == (2, f"Error: {plain} exists and is not a named pipe (remove it, or "
+                                                    "point the receiver elsewhere)\n")

@@ -26,3 +26,12 @@ def test_example_lists_every_gateway_with_enabled_and_retries() -> None:
     for medium, settings in raw["gateways"].items():
         assert settings["enabled"] is False, medium
         assert "retries" in settings, medium
+
+
+def test_example_lists_every_receiver_setting_with_its_default() -> None:
+    raw = yaml.safe_load(EXAMPLE.read_text())["receivers"]
+    defaults = Config().receivers
+    assert load_config({"receivers": raw}).receivers == defaults
+    for name, field in type(defaults).model_fields.items():
+        key = field.alias or name
+        assert set(raw[key]) == set(type(getattr(defaults, name)).model_fields), key
