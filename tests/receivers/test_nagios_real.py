@@ -26,7 +26,8 @@ from .nagios_rig import NAGIOS, NagiosRig
 pytestmark = [pytest.mark.real, pytest.mark.slow,
               pytest.mark.skipif(not Path(NAGIOS).exists(), reason="needs Debian's nagios4-core")]
 
-RUN_SECONDS = 5.0
+RUN_SECONDS = 4.0
+"""Seconds a run goes on once Nagios is checking (it has handled a first round of results)."""
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +69,14 @@ def received(client: redis.Redis) -> Counter[str]:
     return Counter(e["summary"].split()[1] for e in queued_events(client) if e["check"] != "HOST")
 
 
-def run(nagios: NagiosRig, tag: str, seconds: float = RUN_SECONDS) -> None:
+def start_checking(nagios: NagiosRig, tag: str) -> None:
+    """Start Nagios and wait until it is checking (a slow machine takes a while to start it)."""
     nagios.start(tag)
+    wait_for(lambda: nagios.handled(tag) >= 100, 30, f"Nagios run {tag} to handle 100 results")
+
+
+def run(nagios: NagiosRig, tag: str, seconds: float = RUN_SECONDS) -> None:
+    start_checking(nagios, tag)
     time.sleep(seconds)
     nagios.stop()
 
@@ -92,7 +99,7 @@ def test_pipe_created_and_nagios_restarted_twice_loses_nothing(nagios, receiver,
         run(nagios, tag)
     counts = wait_all_arrived(r, nagios, tags)
     print("handled/received per run:", counts)
-    assert all(handled > 200 for handled, _ in counts.values()), counts
+    assert all(handled > 100 for handled, _ in counts.values()), counts
     assert {t: got for t, (_, got) in counts.items()} == {t: n for t, (n, _) in counts.items()}
     counters = load_receiver_counters(r)["nagios"]
     assert counters["pushed"] == len(r.lrange("events", 0, -1))
@@ -101,8 +108,7 @@ def test_pipe_created_and_nagios_restarted_twice_loses_nothing(nagios, receiver,
 
 
 def test_reload_is_harmless_and_a_flip_is_a_state_change(nagios, r):
-    nagios.start("flip")
-    time.sleep(3)
+    start_checking(nagios, "flip")
     nagios.critical = {"host-00;svc-000"}
     nagios.reload()
     wait_for(lambda: any(e["entity"] == "host-00" and e["check"] == "svc-000" and e["state"] == "CRITICAL"
@@ -123,8 +129,7 @@ def test_reload_is_harmless_and_a_flip_is_a_state_change(nagios, r):
 
 def test_redis_killed_and_restarted_under_the_stream(nagios, receiver, own_redis, r):
     nagios.critical = set()
-    nagios.start("outage")
-    time.sleep(2)
+    start_checking(nagios, "outage")
     own_redis.kill()
     time.sleep(3)  # Nagios keeps writing: the receiver holds the results
     own_redis.start()
@@ -133,7 +138,7 @@ def test_redis_killed_and_restarted_under_the_stream(nagios, receiver, own_redis
     client = own_redis.client()
     handled, got = wait_all_arrived(client, nagios, ["outage"])["outage"]
     print("Redis outage run handled/received:", handled, got)
-    assert got >= handled > 300  # a batch whose reply was lost is sent again: never fewer
+    assert got >= handled > 100  # a batch whose reply was lost is sent again: never fewer
     log = receiver.output()
     assert log.count("Redis unreachable") == 1, log[-3000:]
     assert log.count("Redis reachable again") == 1
