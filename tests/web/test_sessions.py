@@ -125,3 +125,20 @@ def test_a_viewer_is_not_shown_forms_it_may_not_use(client: Any, people: People,
     assert "ack-form" not in page and "may look but not change" in page
     people.login(client, Role.RESPONDER)
     assert "ack-form" in client.get("/checks/web-01/HTTP").get_data(as_text=True)
+
+
+def test_long_lists_are_paged(client: Any, real_r: Any) -> None:
+    from flapjack_py.store import contacts as contact_store
+    from flapjack_py.store import entities as entity_store
+
+    contact_store.create_contact(real_r, {"id": "ann", "first_name": "Ann"})
+    for n in range(450):
+        entity_store.save_entity(real_r, f"id-{n}", f"host-{n:04d}")
+        entity_store.add_entity_contacts(real_r, f"id-{n}", ["ann"])
+    page = client.get("/entities?page=3").get_data(as_text=True)
+    assert "host-0449" in page and "host-0399" not in page and "Page 3 of 3 (450)" in page
+    page = client.get("/contacts/ann?entities_page=2").get_data(as_text=True)
+    assert "host-0200" in page and "host-0199" not in page and "host-0400" not in page
+    assert 'href="/contacts/ann?entities_page=3"' in page
+    assert "Page 2 of 3" in client.get("/entities?page=2&_external=1&_scheme=javascript").get_data(as_text=True)
+    assert "javascript:" not in client.get("/entities?page=2&_external=1&_scheme=javascript").get_data(as_text=True)

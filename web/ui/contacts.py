@@ -33,6 +33,6 @@ def contact(contact_id: str) -> str:
         "ui/contact.html", contact=found, name=queries.full_name(found),
         media=contact_store.load_media(client, contact_id),
         rules=rule_store.load_rules(client, contact_id, ensure_general=False),
-        entities=sorted(names.get(eid, eid) for eid in entity_ids),
+        entities=paging.page_of(sorted(names.get(eid, eid) for eid in entity_ids), paging.page_arg("entities_page")),
         everything=contact_id in entity_store.contact_ids_for_entity(client, keys.ALL_ENTITIES_ID),
         alerts=queries.recent_alerts(client, keys.alerts_by_contact(contact_id), limit=50))

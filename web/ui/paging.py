@@ -18,7 +18,7 @@ PAGE_SIZE = 200
 """Rows per page of every paged list."""
 MAX_PAGE = 1_000_000
 """Highest page number read from a URL."""
-KEPT_ARGS = ("q", "show", "page", "failing_page")
+KEPT_ARGS = ("q", "show", "page", "failing_page", "entities_page")
 """Query arguments a pager link carries over (anything else, e.g. `_external`, is dropped)."""
 
 
@@ -31,14 +31,15 @@ class Page(Generic[T]):
     pages: int
     total: int
     args: dict[str, str]
-    """The list's query arguments (KEPT_ARGS present in the request), for the pager's links."""
+    """The page's view arguments and list query arguments (KEPT_ARGS present in the request), for the pager."""
 
 
 def page_of(items: Sequence[T], number: int | None = None, size: int = PAGE_SIZE) -> Page[T]:
     """Page `number` (default: the `page` query argument) of `items`; out-of-range numbers are clamped."""
     pages = max((len(items) + size - 1) // size, 1)
     number = min(max(page_arg() if number is None else number, 1), pages)
-    args = {name: request.args[name][:200] for name in KEPT_ARGS if request.args.get(name)}
+    args = {**(request.view_args or {}),
+            **{name: request.args[name][:200] for name in KEPT_ARGS if request.args.get(name)}}
     return Page(items[(number - 1) * size:number * size], number, pages, len(items), args)
 
 
