@@ -123,3 +123,13 @@ def _register_tools() -> None:
 
 
 _register_tools()
+
+
+def _register_bench() -> None:
+    """Add `flapjack bench` (flapjack_py.bench)."""
+    from .bench.command import bench
+
+    main.add_command(bench)
+
+
+_register_bench()

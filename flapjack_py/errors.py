@@ -37,3 +37,7 @@ class ValidationError(FlapjackError):
 
 class EmbeddedRedisError(FlapjackError):
     """Raised when the embedded Redis server cannot be found or started."""
+
+
+class BenchError(FlapjackError):
+    """Raised when `flapjack bench` cannot set up or run (no server, a non-empty database, a child died)."""

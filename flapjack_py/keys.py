@@ -506,3 +506,51 @@ def web_secret_key() -> str:
 def web_login_limits_prefix() -> str:
     """Prefix of Flask-Limiter's counters of failed logins (per user name and per client address)."""
     return "flapjack-py:web:login_limits"
+
+
+# --- flapjack bench (its own keys, never touched by the engine) --------------
+
+
+def bench_reference_queue() -> str:
+    """list: the prefilled list the bench's reference LMOVEs from (events-sized strings)."""
+    return "bench:reference:queue"
+
+
+def bench_reference_in_flight() -> str:
+    """list: where the bench's reference LMOVEs to."""
+    return "bench:reference:in_flight"
+
+
+def bench_reference_job(n: int) -> str:
+    """hash: one alert-sized job written by the bench's reference."""
+    return f"bench:reference:job:{n}"
+
+
+def bench_reference_jobs() -> str:
+    """list: ids of the jobs written by the bench's reference."""
+    return "bench:reference:jobs"
+
+
+def bench_reference_pattern() -> str:
+    """SCAN pattern matching every key of the bench's reference."""
+    return "bench:reference:*"
+
+
+_HISTORY_SUFFIXES = (":state", ":summary", ":details", ":count", ":check_latency")
+_FAMILY_PREFIXES = (("alert:", "alert_records"), ("alerts", "alert_indexes"), ("rq:", "rq_jobs"),
+                    ("check:", "checks"), ("drop_", "intervals"), ("contact", "contacts"),
+                    ("events", "events"), ("bench:", "bench"))
+
+
+def key_family(name: str) -> str:
+    """The family of a key for memory reports: state_history, alert_records, rq_jobs, checks, ... or other."""
+    if name.endswith((":states", ":sorted_state_timestamps")):
+        return "state_history"
+    if name.endswith(_HISTORY_SUFFIXES) and name.rsplit(":", 2)[-2].isdigit():
+        return "state_history"
+    if name.endswith("_notification") or name.endswith("_notifications"):
+        return "notifications"
+    for prefix, family in _FAMILY_PREFIXES:
+        if name.startswith(prefix):
+            return family
+    return "other"

@@ -1,0 +1,124 @@
+"""The memory scenario: what the failing_10pct mix leaves in Redis per event, per state change and per
+alert record; what the project's retention command (`flapjack purge`) gives back; and that a steady
+`ok` mix of the same length leaves (almost) nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import BenchError
+from ..store import bench as bench_store
+from .context import Context
+from .correctness import Observation, correctness_fields, failures
+from .reference import Reference
+from .scenarios import ALERTS_PER_NOTIFICATION, STEADY_CHECKS, observe, prepare
+from .worker import child_env
+from .workload import MEDIA, Population, population_for, round_robin
+
+log = logging.getLogger(__name__)
+
+PURGE_TIMEOUT = 300.0  # seconds
+
+
+@dataclass
+class Pass:
+    """One pass: memory before and after, by family, and its correctness."""
+
+    events: int
+    before: int
+    after: int
+    families_before: Counter[str]
+    families_after: Counter[str]
+    obs: Observation
+
+    def grown(self, *families: str) -> int:
+        """Bytes the given key families grew by."""
+        return sum(self.families_after[f] - self.families_before[f] for f in families)
+
+
+@dataclass
+class MemoryResult:
+    """The failing pass, the purge, and the ok pass."""
+
+    failing: Pass
+    state_changes: int
+    after_purge: int
+    families_after_purge: Counter[str]
+    ok: Pass
+    name: str = "memory"
+    section: str = "memory"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failures(self) -> list[str]:
+        return [str(f) for f in failures(self.failing.obs) + failures(self.ok.obs)]
+
+    def fields(self, ref: Reference, others: dict[str, Any]) -> dict[str, Any]:
+        """The `bench.memory` line."""
+        fail, alerts = self.failing, max(self.failing.obs.alerts, 1)
+        return {"mix": "failing_10pct", "events": fail.events, "used_memory_before": fail.before,
+                "used_memory_after": fail.after, "bytes_per_event": (fail.after - fail.before) / fail.events,
+                "bytes_per_state_change": fail.grown("state_history") / max(self.state_changes, 1),
+                "bytes_per_alert_record": fail.grown("alert_records", "alert_indexes") / alerts,
+                "rq_pending_bytes": fail.families_after["rq_jobs"], "after_purge_bytes": self.after_purge,
+                "ok_mix_bytes_per_event": (self.ok.after - self.ok.before) / self.ok.events}
+
+    def raw(self) -> dict[str, Any]:
+        return {"failing": _pass_raw(self.failing), "ok": _pass_raw(self.ok), "state_changes": self.state_changes,
+                "families_after_purge": dict(self.families_after_purge)}
+
+
+def run_memory(ctx: Context) -> MemoryResult:
+    """failing_10pct for --events (100,000; 20,000 quick), purge, then an ok pass of the same length."""
+    events = ctx.options.memory_events
+    flapping = population_for(STEADY_CHECKS, True)
+    failing = _pass(ctx, flapping, events, True)
+    _purge(ctx)
+    after_purge = bench_store.server_stats(ctx.target.client).used_memory
+    families = bench_store.memory_by_family(ctx.target.client)
+    ok = _pass(ctx, population_for(STEADY_CHECKS, False), events, False)
+    return MemoryResult(failing, flapping.flapping_events(events), after_purge, families, ok)
+
+
+def _pass(ctx: Context, pop: Population, events: int, contacts: bool) -> Pass:
+    client = ctx.target.client
+    prepare(ctx, pop, contacts)
+    work = round_robin(pop, events, int(time.time()))
+    before, families_before = bench_store.server_stats(client).used_memory, bench_store.memory_by_family(client)
+    counted, jobs = bench_store.events_counted(client), bench_store.count_jobs(client, MEDIA)
+    bench_store.fill_queue(client, work.raws)
+    del work.raws[:]  # the events now live in Redis only
+    ctx.drain()
+    after, families_after = bench_store.server_stats(client).used_memory, bench_store.memory_by_family(client)
+    expected = work.notifying * ALERTS_PER_NOTIFICATION if contacts else 0
+    obs = observe(ctx, events, counted, jobs, expected, work.last)
+    return Pass(events, before, after, families_before, families_after, obs)
+
+
+def _purge(ctx: Context) -> None:
+    """`flapjack purge check_history --days 0`: every state record up to now goes."""
+    config_path = Path(ctx.tmp_dir) / "purge.yml"
+    config_path.write_text(yaml.safe_dump(ctx.config), encoding="utf-8")
+    command = [sys.executable, "-c", "from flapjack_py.cli import main; main()", "--config", str(config_path),
+               "purge", "check_history", "--days", "0"]
+    done = subprocess.run(command, env=child_env(), capture_output=True, text=True, timeout=PURGE_TIMEOUT,
+                          check=False)
+    if done.returncode != 0:
+        raise BenchError(f"flapjack purge failed ({done.returncode}): {done.stderr[-500:]}")
+    log.info("purge: %s", done.stdout.strip())
+
+
+def _pass_raw(p: Pass) -> dict[str, Any]:
+    return {"events": p.events, "used_memory_before": p.before, "used_memory_after": p.after,
+            "families_before": dict(p.families_before), "families_after": dict(p.families_after),
+            **correctness_fields(p.obs)}

@@ -1,0 +1,143 @@
+"""`flapjack bench` from start to end: set up the target Redis and the child processes, take the
+reference before, between and after the scenarios, run the scenarios, report, clean up.
+
+Returns the exit code: 0 when every scenario was right, 1 when any was wrong.
+Setup problems raise BenchError (exit 2). Ctrl-C still stops every child by PID.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import platform
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import redis
+import rq
+
+from .. import __version__
+from . import latency, memory, scenarios
+from .context import Context, Options
+from .output import format_line, write_json
+from .reference import Reference, Sample
+from .servers import Target, choose_placement
+from .worker import Worker, pin
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[str], None]
+
+
+class Result(Protocol):
+    """What a scenario returns."""
+
+    name: str
+    section: str
+
+    @property
+    def failures(self) -> list[str]: ...
+
+    def fields(self, ref: Reference, others: dict[str, Any]) -> dict[str, Any]: ...
+
+    def raw(self) -> dict[str, Any]: ...
+
+
+SCENARIO_RUNNERS: dict[str, Callable[[Context], Any]] = {
+    "ok_steady": scenarios.ok_steady, "failing_10pct": scenarios.failing_10pct,
+    "checks_10k": scenarios.checks_10k, "storm": scenarios.storm,
+    "latency": latency.run_latency, "memory": memory.run_memory,
+}
+
+
+def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
+    """Run the bench; `emit` gets the result lines, `progress` the progress lines. Return the exit code."""
+    started = time.monotonic()
+    placement = choose_placement(options.placement)
+    own_cpus = os.sched_getaffinity(0)
+    target = Target(options.redis_url, options.allow_existing, placement)
+    tmp_dir = tempfile.mkdtemp(prefix="fj-bench-run-")
+    workers: list[Worker] = []
+    try:
+        pin(0, placement.feeder)
+        workers += [Worker("probe", Path(tmp_dir) / "probe.log", placement.executive),
+                    Worker("feeder", Path(tmp_dir) / "feeder.log", placement.feeder)]
+        ctx = Context(options, target, placement, workers[0], workers[1], tmp_dir)
+        progress(target.describe())
+        data = _run_scenarios(ctx, progress)
+    finally:
+        for worker in workers:
+            worker.stop()
+        _clean(target)
+        os.sched_setaffinity(0, own_cpus)
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    return report(options, data, time.monotonic() - started, emit)
+
+
+def _run_scenarios(ctx: Context, progress: Emit) -> dict[str, Any]:
+    reference = Reference()
+    data: dict[str, Any] = {"env": env_fields(ctx), "reference": reference, "results": {}}
+    _sample(ctx, reference)
+    for name in ctx.options.scenarios:
+        began = time.monotonic()
+        progress(f"bench: {name} ...")
+        result = SCENARIO_RUNNERS[name](ctx)
+        data["results"][name] = result
+        verdict = ",".join(dict.fromkeys(result.failures)) or "ok"
+        progress(f"bench: {name} done in {time.monotonic() - began:.1f}s ({verdict})")
+        _sample(ctx, reference)
+    return data
+
+
+def _sample(ctx: Context, reference: Reference) -> None:
+    ops, jobs = ctx.options.reference_size
+    reply = ctx.probe.call("reference", url=ctx.target.url, ops=ops, jobs=jobs)
+    reference.samples.append(Sample(**reply))
+
+
+def _clean(target: Target) -> None:
+    """Leave a user's database as found (the bench's keys deleted), stop our server."""
+    try:
+        if not target.pinned:
+            target.reset()
+    except redis.RedisError as exc:
+        log.warning("could not delete the bench's keys: %s", exc)
+    target.close()
+
+
+def env_fields(ctx: Context) -> dict[str, Any]:
+    """The `bench.env` line."""
+    return {"flapjack": __version__, "python": platform.python_version(), "redis_server": ctx.target.version(),
+            "redis_py": redis.__version__, "hiredis": "yes" if importlib.util.find_spec("hiredis") else "no",
+            "rq": rq.__version__, "cpus": os.cpu_count(), **ctx.placement.fields(ctx.target.pinned),
+            "persistence": ctx.target.persistence(), "repeat": ctx.options.repetitions}
+
+
+def report(options: Options, data: dict[str, Any], runtime: float, emit: Emit) -> int:
+    """Emit the lines (and write --json); return 1 when any scenario was wrong, else 0."""
+    reference: Reference = data["reference"]
+    results: dict[str, Result] = data["results"]
+    lines = [format_line("env", data["env"]), format_line("reference", reference.fields())]
+    record: dict[str, Any] = {"env": data["env"], "reference": {**reference.fields(), "samples_raw": [
+        vars(s) for s in reference.samples]}, "scenarios": {}}
+    for name, result in results.items():
+        fields = result.fields(reference, dict(results))
+        lines.append(format_line(result.section, fields))
+        record["scenarios"][name] = {"line": fields, "raw": result.raw()}
+    failed = [(name, reason) for name, result in results.items() for reason in result.failures]
+    outcome: dict[str, Any] = {"status": "fail" if failed else "ok"}
+    if failed:
+        outcome.update(reason=failed[0][1], scenario=failed[0][0])
+    outcome["runtime_s"] = runtime
+    lines.append(format_line("result", outcome))
+    record.update(result=outcome, lines=lines)
+    for line in lines:
+        emit(line)
+    if options.json_path:
+        write_json(options.json_path, record)
+    return 1 if failed else 0

@@ -1,0 +1,188 @@
+"""The throughput scenarios: ok_steady, failing_10pct, checks_10k and storm.
+
+Each repetition starts from an empty database (the bench's own keys deleted),
+adds contacts if the scenario alerts, seeds every check once (known, ok, no
+maintenance), fills the queue, then times the real executive's `drain()` in the
+probe process from the first pop to an empty queue, and checks correctness.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..store import bench as bench_store
+from .context import Context
+from .correctness import Observation, correctness_fields, failures
+from .reference import Reference
+from .workload import (
+    CONTACTS,
+    MEDIA,
+    Population,
+    Workload,
+    add_contacts,
+    everyone_fails,
+    population_for,
+    round_robin,
+    seed_events,
+)
+
+log = logging.getLogger(__name__)
+
+STEADY_CHECKS = 1_000
+MANY_CHECKS = 10_000
+STORM_CHECKS = 2_000
+ALERTS_PER_NOTIFICATION = CONTACTS * len(MEDIA)
+
+Build = Callable[[Population, int, int], Workload]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One timed repetition."""
+
+    events: int
+    seconds: float
+    executive_cpu_s: float
+    redis_commands: int
+    redis_cpu_s: float
+    obs: Observation
+
+    @property
+    def events_per_s(self) -> float:
+        return self.events / max(self.seconds, 1e-9)
+
+    @property
+    def alerts_per_s(self) -> float:
+        return self.obs.alerts / max(self.seconds, 1e-9)
+
+    def raw(self) -> dict[str, Any]:
+        """Everything measured, for --json."""
+        return {"events": self.events, "seconds": self.seconds, "events_per_s": self.events_per_s,
+                "alerts_per_s": self.alerts_per_s, "executive_cpu_s": self.executive_cpu_s,
+                "redis_commands": self.redis_commands, "redis_cpu_s": self.redis_cpu_s,
+                **correctness_fields(self.obs)}
+
+
+@dataclass
+class ThroughputResult:
+    """The repetitions of one throughput scenario."""
+
+    name: str
+    checks: int
+    runs: list[Run] = field(default_factory=list)
+    section: str = "scenario"
+
+    @property
+    def failures(self) -> list[str]:
+        return [str(f) for run in self.runs for f in failures(run.obs)]
+
+    @property
+    def typical(self) -> Run:
+        """The first wrong repetition, else the median one by events/s."""
+        wrong = [run for run in self.runs if failures(run.obs)]
+        if wrong:
+            return wrong[0]
+        ordered = sorted(self.runs, key=lambda run: run.events_per_s)
+        return ordered[(len(ordered) - 1) // 2]
+
+    def fields(self, ref: Reference, others: dict[str, Any]) -> dict[str, Any]:
+        """The `bench.scenario` line."""
+        run = self.typical
+        if self.name == "storm":
+            return {"name": self.name, "checks": self.checks, "contacts": CONTACTS, "media": len(MEDIA),
+                    "seconds": run.seconds, "alerts": run.obs.alerts, "alerts_expected": run.obs.alerts_expected,
+                    "alerts_per_s": run.alerts_per_s, "ratio_jobs": _ratio(run.alerts_per_s, ref.median("jobs")),
+                    "lost": run.obs.lost}
+        line: dict[str, Any] = {
+            "name": self.name, "checks": self.checks, "events": run.events, "seconds": run.seconds,
+            "events_per_s": run.events_per_s, "ratio_rtt": _ratio(run.events_per_s, ref.median("rtt")),
+            "ratio_pipe": _ratio(run.events_per_s, ref.median("pipe")), "alerts": run.obs.alerts,
+            "alerts_expected": run.obs.alerts_expected}
+        if run.obs.alerts_expected:
+            line["alerts_per_s"] = run.alerts_per_s
+        line.update({"redis_cmds_per_event": run.redis_commands / run.events,
+                     "executive_cpu_us_per_event": run.executive_cpu_s * 1e6 / run.events,
+                     "redis_cpu_us_per_event": run.redis_cpu_s * 1e6 / run.events})
+        if self.name == "checks_10k" and isinstance(others.get("ok_steady"), ThroughputResult):
+            line["ratio_to_ok_steady"] = _ratio(run.events_per_s, others["ok_steady"].typical.events_per_s)
+        line["lost"] = run.obs.lost
+        return line
+
+    def raw(self) -> dict[str, Any]:
+        return {"name": self.name, "checks": self.checks, "repetitions": [run.raw() for run in self.runs]}
+
+
+def ok_steady(ctx: Context) -> ThroughputResult:
+    """1,000 checks, `ok` events round robin, nobody to notify."""
+    return _scenario(ctx, "ok_steady", population_for(STEADY_CHECKS, False), False, ctx.options.scenario_events,
+                     round_robin)
+
+
+def failing_10pct(ctx: Context) -> ThroughputResult:
+    """1,000 checks, one in ten alternating critical/ok; 3 contacts x email and sms."""
+    return _scenario(ctx, "failing_10pct", population_for(STEADY_CHECKS, True), True, ctx.options.scenario_events,
+                     round_robin)
+
+
+def checks_10k(ctx: Context) -> ThroughputResult:
+    """ok_steady over 10,000 checks."""
+    return _scenario(ctx, "checks_10k", population_for(MANY_CHECKS, False), False, ctx.options.scenario_events,
+                     round_robin)
+
+
+def storm(ctx: Context) -> ThroughputResult:
+    """2,000 ok checks (fewer when --events is smaller) all go critical at once; 3 contacts x 2 media."""
+    checks = min(STORM_CHECKS, ctx.options.scenario_events)
+    pop = population_for(checks, False)
+    return _scenario(ctx, "storm", pop, True, pop.size, everyone_fails)
+
+
+def _scenario(ctx: Context, name: str, pop: Population, contacts: bool, events: int, build: Build) -> ThroughputResult:
+    result = ThroughputResult(name, pop.size)
+    for _ in range(ctx.options.repetitions):
+        result.runs.append(run_once(ctx, pop, contacts, events, build))
+    return result
+
+
+def run_once(ctx: Context, pop: Population, contacts: bool, events: int, build: Build) -> Run:
+    """Reset, set up, seed, fill, time one drain of the real executive, observe."""
+    client = ctx.target.client
+    prepare(ctx, pop, contacts)
+    work = build(pop, events, int(time.time()))
+    bench_store.fill_queue(client, work.raws)
+    counted, jobs, stats = (bench_store.events_counted(client), bench_store.count_jobs(client, MEDIA),
+                            bench_store.server_stats(client))
+    reply = ctx.drain()
+    after = bench_store.server_stats(client)
+    expected = work.notifying * ALERTS_PER_NOTIFICATION if contacts else 0
+    obs = observe(ctx, len(work.raws), counted, jobs, expected, work.last)
+    return Run(len(work.raws), float(reply["seconds"]), float(reply["cpu_s"]), after.commands - stats.commands,
+               after.cpu_s - stats.cpu_s, obs)
+
+
+def prepare(ctx: Context, pop: Population, contacts: bool) -> None:
+    """Empty the database of the bench's keys, add contacts, seed every check once with `ok`."""
+    ctx.target.reset()
+    if contacts:
+        add_contacts(ctx.target.client)
+    bench_store.fill_queue(ctx.target.client, seed_events(pop, int(time.time())))
+    ctx.drain()
+
+
+def observe(ctx: Context, pushed: int, counted_before: int, jobs_before: int, alerts_expected: int,
+            last: dict[tuple[str, str], str]) -> Observation:
+    """What the run left: counters, queue, in-flight lists, rq jobs, each check's state."""
+    client = ctx.target.client
+    return Observation(
+        pushed=pushed, counted=bench_store.events_counted(client) - counted_before,
+        queued_left=bench_store.queue_length(client), in_flight_left=bench_store.in_flight_total(client),
+        alerts=bench_store.count_jobs(client, MEDIA) - jobs_before, alerts_expected=alerts_expected,
+        expected_states=last, states=bench_store.load_states(client, last))
+
+
+def _ratio(value: float, base: float) -> float:
+    return value / base if base else 0.0

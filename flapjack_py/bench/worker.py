@@ -1,0 +1,157 @@
+"""The bench's child processes: a probe that runs the real executive (`Executive(...).drain()`) and the
+reference, and a feeder; each pinned to its CPU and driven by JSON lines on stdin/stdout.
+
+`python -m flapjack_py.bench.worker` is the child; `Worker` is the parent's handle on one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO, Any
+
+import redis
+
+from ..errors import BenchError
+
+log = logging.getLogger(__name__)
+
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])  # holds flapjack_py and gateways
+STOP_TIMEOUT = 10.0  # seconds a child gets to exit before it is killed
+
+
+class Worker:
+    """A child process of the bench, spoken to with one JSON line per command."""
+
+    def __init__(self, name: str, log_path: Path, cpus: set[int] | None) -> None:
+        self.name = name
+        self.log_path = log_path
+        self._log: IO[bytes] = open(log_path, "ab")  # noqa: SIM115  (closed in stop())
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "flapjack_py.bench.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self._log, env=child_env(), text=True)
+        pin(self.process.pid, cpus)
+
+    def call(self, command: str, **args: Any) -> dict[str, Any]:
+        """Send a command, wait for its reply; raise BenchError if the child fails or dies."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps({"cmd": command, **args}) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        reply = json.loads(line) if line else {"error": f"exited with {self.process.poll()}"}
+        if "error" in reply:
+            raise BenchError(f"bench {self.name} process: {reply['error']} (log: {self.tail()})")
+        return reply
+
+    def tail(self) -> str:
+        """The end of the child's log."""
+        try:
+            return self.log_path.read_text(errors="replace")[-800:].strip() or "empty"
+        except OSError:
+            return "unreadable"
+
+    def stop(self) -> None:
+        """Close its stdin (it exits), kill it by PID if it does not."""
+        stop_process(self.process)
+        self._log.close()
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a child: this project first on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PROJECT_ROOT, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def pin(pid: int, cpus: set[int] | None) -> None:
+    """Restrict process `pid` to `cpus` (None = leave it free)."""
+    if cpus:
+        os.sched_setaffinity(pid, cpus)
+
+
+def stop_process(process: subprocess.Popen[Any]) -> None:
+    """Stop a child we started, by its PID: close its stdin (a worker then exits) or SIGTERM it, SIGKILL
+    after a timeout."""
+    steps = [process.terminate, process.kill]
+    if process.stdin is not None:
+        steps.insert(0, process.stdin.close)
+    for step in steps:
+        if process.poll() is not None:
+            return
+        try:
+            step()
+            process.wait(timeout=STOP_TIMEOUT)
+            return
+        except (subprocess.TimeoutExpired, OSError):
+            continue
+
+
+# --- the child side ---------------------------------------------------------------
+
+
+def drain(url: str, config: dict[str, Any]) -> dict[str, Any]:
+    """Run the real executive until the queue is empty; time, CPU time and events taken."""
+    from ..executive import Executive
+
+    client = redis.Redis.from_url(url)
+    executive = Executive(client, config)
+    cpu, started = time.process_time(), time.perf_counter()
+    taken = executive.drain()
+    seconds, cpu_s = time.perf_counter() - started, time.process_time() - cpu
+    client.close()
+    return {"taken": taken, "seconds": seconds, "cpu_s": cpu_s}
+
+
+def reference(url: str, ops: int, jobs: int) -> dict[str, Any]:
+    """One sample of the raw rates."""
+    from .reference import measure
+
+    client = redis.Redis.from_url(url)
+    try:
+        return asdict(measure(client, ops, jobs))
+    finally:
+        client.close()
+
+
+def feed(url: str, **args: Any) -> dict[str, Any]:
+    """The latency scenario's open-loop feeder."""
+    from .latency import feed_open_loop
+
+    client = redis.Redis.from_url(url)
+    try:
+        return feed_open_loop(client, **args)
+    finally:
+        client.close()
+
+
+COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {"drain": drain, "reference": reference, "feed": feed}
+
+
+def main() -> int:
+    """Answer commands from stdin until it closes."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for line in sys.stdin:
+        request = json.loads(line)
+        command = COMMANDS[request.pop("cmd")]
+        try:
+            reply = command(**request)
+        except Exception as exc:  # report to the parent, which stops the bench with exit 2
+            log.exception("bench command failed")
+            reply = {"error": repr(exc)}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

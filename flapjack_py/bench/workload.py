@@ -1,0 +1,131 @@
+"""What the bench sends: the check population, the events (valid contract events of ~350 bytes),
+the contacts, media and rules the alerting scenarios need, and the executive's configuration.
+
+Event and population building is pure; `add_contacts` writes through the project's store functions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+import redis
+
+from .. import keys
+from ..rules import general_rule
+from ..store import contacts as contact_store
+from ..store import entities as entity_store
+from ..store import rules as rule_store
+
+log = logging.getLogger(__name__)
+
+CHECKS_PER_ENTITY = 10
+MEDIA = ("email", "sms")
+CONTACTS = 3
+FLAP_EVERY = 10  # one check in ten alternates critical/ok in the failing mix
+_DETAILS = "Checked via the agent on port 5666; no retries."
+_PERFDATA = "time=0.048213s;1;2;0 size=909B;;;0"
+
+
+@dataclass(frozen=True)
+class Population:
+    """`entities` x 10 checks; every `flap_every`-th check (0 = none) alternates critical/ok."""
+
+    entities: int
+    flap_every: int = 0
+
+    @property
+    def size(self) -> int:
+        """Number of checks."""
+        return self.entities * CHECKS_PER_ENTITY
+
+    def check(self, index: int) -> tuple[str, str]:
+        """(entity, check) of check number `index`: bench-EEEE.example.com, check-CC."""
+        return f"bench-{index // CHECKS_PER_ENTITY:04d}.example.com", f"check-{index % CHECKS_PER_ENTITY:02d}"
+
+    def flaps(self, index: int) -> bool:
+        """True when check `index` alternates critical/ok."""
+        return self.flap_every > 0 and index % self.flap_every == 0
+
+    def state(self, n: int) -> str:
+        """State of the `n`-th event of a round robin over the checks (0-based)."""
+        index, turn = n % self.size, n // self.size
+        return "critical" if self.flaps(index) and turn % 2 == 0 else "ok"
+
+    def flapping_events(self, events: int) -> int:
+        """How many of the first `events` round-robin events belong to flapping checks."""
+        return sum(1 for n in range(events) if self.flaps(n % self.size))
+
+
+def population_for(checks: int, flapping: bool) -> Population:
+    """The population of `checks` checks (rounded up to whole entities)."""
+    return Population(-(-checks // CHECKS_PER_ENTITY), FLAP_EVERY if flapping else 0)
+
+
+def make_event(entity: str, check: str, state: str, now: int, summary: str = "") -> str:
+    """A valid service event of ~350 bytes (summary, details, tags, perfdata, event-level delays of 0)."""
+    return json.dumps({
+        "entity": entity, "check": check, "type": "service", "state": state, "time": now,
+        "summary": summary or f"{check.upper()} {state.upper()}: bench event",
+        "details": _DETAILS, "perfdata": _PERFDATA, "tags": ["bench", "tier-1"],
+        "initial_failure_delay": 0, "repeat_failure_delay": 0,
+    })
+
+
+def seed_events(pop: Population, now: int) -> list[str]:
+    """One `ok` event per check, so every check is known and ok before timing."""
+    return [make_event(*pop.check(i), "ok", now) for i in range(pop.size)]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Events to push, the last state sent per check and how many of them notify."""
+
+    raws: list[str]
+    last: dict[tuple[str, str], str]
+    notifying: int
+
+
+def round_robin(pop: Population, events: int, now: int) -> Workload:
+    """`events` round-robin events; every event of a flapping check notifies (problem, then recovery)."""
+    raws, last = [], {}
+    for n in range(events):
+        ids, state = pop.check(n % pop.size), pop.state(n)
+        raws.append(make_event(*ids, state, now))
+        last[ids] = state
+    return Workload(raws, last, pop.flapping_events(events))
+
+
+def everyone_fails(pop: Population, events: int, now: int) -> Workload:
+    """One `critical` event per check (the storm; `events` is ignored): each notifies."""
+    ids = [pop.check(i) for i in range(pop.size)]
+    return Workload([make_event(*i, "critical", now) for i in ids], dict.fromkeys(ids, "critical"), len(ids))
+
+
+def executive_config(url: str) -> dict[str, Any]:
+    """The executive's config: no new-check maintenance, email and sms enabled (jobs queued, nobody delivers)."""
+    return {
+        "redis": {"url": url},
+        "executive": {"new_check_scheduled_maintenance_duration": 0},
+        "gateways": {medium: {"enabled": True} for medium in MEDIA},
+        "logging": {"level": "WARNING"},
+    }
+
+
+def add_contacts(client: redis.Redis, count: int = CONTACTS) -> list[str]:
+    """`count` contacts for every entity (ALL), each with email and sms (interval 0) and one rule
+    matching everything with critical_media email and sms; return their ids."""
+    ids = []
+    for n in range(count):
+        cid = contact_store.create_contact(client, {"first_name": f"Bench{n}", "last_name": "Oncall",
+                                                    "email": f"oncall{n}@example.com"})
+        contact_store.set_medium(client, cid, "email", f"oncall{n}@example.com", interval=0)
+        contact_store.set_medium(client, cid, "sms", f"+1555000{n:04d}", interval=0)
+        rule_id = rule_store.rule_ids(client, cid)[0]  # the automatic general rule, replaced by ours
+        rule = replace(general_rule(cid, rule_id), critical_media=list(MEDIA), warning_media=list(MEDIA))
+        rule_store.save_rule(client, rule)
+        ids.append(cid)
+    entity_store.add_entity_contacts(client, keys.ALL_ENTITIES_ID, ids)
+    return ids

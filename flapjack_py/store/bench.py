@@ -1,0 +1,213 @@
+"""The Redis reads and writes of `flapjack bench`: filling the queue, reading what the executive left,
+server statistics, memory by key family, the reference round trips, and cleaning up its own keys.
+
+The bench never flushes: it deletes only keys that did not exist when it started.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+from rq.job import Job
+
+from .. import keys
+from ..delivery import queue_for
+from .client import str_client, to_int
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1000  # keys or events per round trip when filling, scanning or deleting
+
+
+@dataclass(frozen=True)
+class ServerStats:
+    """Counters of the server at one moment (INFO)."""
+
+    commands: int  # total_commands_processed
+    cpu_s: float  # used_cpu_user + used_cpu_sys of the server process
+    used_memory: int  # bytes
+
+
+@dataclass(frozen=True)
+class QueuedJob:
+    """One rq job as the bench reads it: when rq enqueued it and the alert payload."""
+
+    enqueued_at: float  # unix time
+    alert: dict[str, Any]
+
+
+# --- the database -------------------------------------------------------------
+
+
+def dbsize(client: redis.Redis) -> int:
+    """Number of keys in the selected database."""
+    return int(cast(int, client.dbsize()))
+
+
+def all_keys(client: redis.Redis) -> set[str]:
+    """Every key name of the database (SCAN)."""
+    return set(str_client(client).scan_iter(count=CHUNK))
+
+
+def delete_keys_except(client: redis.Redis, keep: set[str]) -> int:
+    """DEL every key not in `keep` (DEL, not UNLINK: memory figures must not lag); return how many went."""
+    doomed = [name for name in str_client(client).scan_iter(count=CHUNK) if name not in keep]
+    for start in range(0, len(doomed), CHUNK):
+        client.delete(*doomed[start:start + CHUNK])
+    return len(doomed)
+
+
+def server_info(client: redis.Redis) -> dict[str, str]:
+    """Server name/version and persistence settings: version, appendonly, appendfsync, save."""
+    info = cast(dict[str, Any], str_client(client).info("server"))
+    version = f"valkey-{info['valkey_version']}" if "valkey_version" in info else str(info.get("redis_version"))
+    settings = {"version": version}
+    for name in ("appendonly", "appendfsync", "save"):
+        try:
+            settings[name] = str(cast(dict[str, Any], str_client(client).config_get(name)).get(name, ""))
+        except redis.ResponseError:  # CONFIG disabled on managed servers
+            settings[name] = "unknown"
+    return settings
+
+
+def server_stats(client: redis.Redis) -> ServerStats:
+    """Commands processed, CPU seconds and used memory of the server now."""
+    info = cast(dict[str, Any], str_client(client).info())
+    cpu = float(info.get("used_cpu_user", 0)) + float(info.get("used_cpu_sys", 0))
+    return ServerStats(int(info["total_commands_processed"]), cpu, int(info["used_memory"]))
+
+
+def memory_by_family(client: redis.Redis) -> Counter[str]:
+    """Bytes per key family (keys.key_family), from MEMORY USAGE of every key."""
+    sizes: Counter[str] = Counter()
+    c = str_client(client)
+    batch: list[str] = []
+    for name in c.scan_iter(count=CHUNK):
+        batch.append(name)
+        if len(batch) >= CHUNK:
+            _add_usage(c, batch, sizes)
+            batch = []
+    _add_usage(c, batch, sizes)
+    return sizes
+
+
+def _add_usage(client: redis.Redis, names: list[str], sizes: Counter[str]) -> None:
+    pipe = client.pipeline(transaction=False)
+    for name in names:
+        pipe.memory_usage(name)
+    for name, used in zip(names, pipe.execute(), strict=True):
+        sizes[keys.key_family(name)] += int(used or 0)
+
+
+# --- the event queue ----------------------------------------------------------
+
+
+def fill_queue(client: redis.Redis, raws: Sequence[str], queue: str = "events") -> None:
+    """LPUSH the events in order (the executive takes the first one first)."""
+    for start in range(0, len(raws), CHUNK):
+        client.lpush(keys.events(queue), *raws[start:start + CHUNK])
+
+
+def push_one(client: redis.Redis, raw: str, queue: str = "events") -> None:
+    """LPUSH one event."""
+    client.lpush(keys.events(queue), raw)
+
+
+def queue_length(client: redis.Redis, queue: str = "events") -> int:
+    """Events waiting on the queue."""
+    return int(cast(int, client.llen(keys.events(queue))))
+
+
+def in_flight_total(client: redis.Redis) -> int:
+    """Events on every executive's in-flight list."""
+    names = list(str_client(client).scan_iter(match=keys.events_in_flight_pattern(), count=CHUNK))
+    return sum(int(cast(int, client.llen(name))) for name in names)
+
+
+def events_counted(client: redis.Redis) -> int:
+    """The global `all` event counter."""
+    return to_int(str_client(client).hget(keys.event_counters(), "all")) or 0
+
+
+def load_states(client: redis.Redis, check_ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+    """The current state of each (entity, check), None when the check has none."""
+    ids = list(check_ids)
+    states: dict[tuple[str, str], str | None] = {}
+    c = str_client(client)
+    for start in range(0, len(ids), CHUNK):
+        part = ids[start:start + CHUNK]
+        pipe = c.pipeline(transaction=False)
+        for entity, check in part:
+            pipe.hget(keys.check(entity, check), "state")
+        states.update(zip(part, pipe.execute(), strict=True))
+    return states
+
+
+# --- the rq queues ------------------------------------------------------------
+
+
+def count_jobs(connection: redis.Redis, media: Iterable[str]) -> int:
+    """Jobs waiting in the rq queues of `media` (nobody delivers them during a bench)."""
+    return sum(queue_for(connection, medium).count for medium in media)
+
+
+def queued_jobs(connection: redis.Redis, media: Iterable[str]) -> list[QueuedJob]:
+    """Every job waiting in the rq queues of `media`, with its enqueue time and alert payload."""
+    found = []
+    for medium in media:
+        queue = queue_for(connection, medium)
+        ids = queue.get_job_ids()
+        for start in range(0, len(ids), CHUNK):
+            jobs = Job.fetch_many(ids[start:start + CHUNK], connection=connection, serializer=queue.serializer)
+            found += [QueuedJob(job.enqueued_at.timestamp(), dict(job.args[0]))
+                      for job in jobs if job is not None and job.enqueued_at is not None]
+    return found
+
+
+# --- the reference ------------------------------------------------------------
+
+
+def prefill_reference(client: redis.Redis, item: str, count: int) -> None:
+    """Put `count` copies of `item` on the reference queue, emptying its in-flight list."""
+    client.delete(keys.bench_reference_queue(), keys.bench_reference_in_flight())
+    for start in range(0, count, CHUNK):
+        client.lpush(keys.bench_reference_queue(), *([item] * min(CHUNK, count - start)))
+
+
+def move_one_by_one(client: redis.Redis, count: int) -> None:
+    """LMOVE queue -> in-flight, one command per round trip."""
+    src, dst = keys.bench_reference_queue(), keys.bench_reference_in_flight()
+    for _ in range(count):
+        client.lmove(src, dst, "RIGHT", "LEFT")
+
+
+def move_pipelined(client: redis.Redis, count: int, size: int) -> None:
+    """LMOVE queue -> in-flight in pipelines of `size` commands."""
+    src, dst = keys.bench_reference_queue(), keys.bench_reference_in_flight()
+    for start in range(0, count, size):
+        pipe = client.pipeline(transaction=False)
+        for _ in range(min(size, count - start)):
+            pipe.lmove(src, dst, "RIGHT", "LEFT")
+        pipe.execute()
+
+
+def write_jobs(client: redis.Redis, job: dict[str, str], count: int, size: int) -> None:
+    """Write `count` job hashes plus a list push each, in MULTI pipelines of `size` jobs."""
+    for start in range(0, count, size):
+        pipe = client.pipeline(transaction=True)
+        for n in range(start, min(start + size, count)):
+            pipe.hset(keys.bench_reference_job(n), mapping=job)
+            pipe.rpush(keys.bench_reference_jobs(), str(n))
+        pipe.execute()
+
+
+def clear_reference(client: redis.Redis) -> None:
+    """Delete every key the reference wrote."""
+    names = list(str_client(client).scan_iter(match=keys.bench_reference_pattern(), count=CHUNK))
+    for start in range(0, len(names), CHUNK):
+        client.unlink(*names[start:start + CHUNK])
