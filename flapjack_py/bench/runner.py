@@ -12,6 +12,7 @@ import logging
 import os
 import platform
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -63,6 +64,7 @@ def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
     target = Target(options.redis_url, options.allow_existing, placement)
     tmp_dir = tempfile.mkdtemp(prefix="fj-bench-run-")
     workers: list[Worker] = []
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         pin(0, placement.feeder)
         workers += [Worker("probe", Path(tmp_dir) / "probe.log", placement.executive),
@@ -76,7 +78,13 @@ def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
         _clean(target)
         os.sched_setaffinity(0, own_cpus)
         shutil.rmtree(tmp_dir, ignore_errors=True)
+        signal.signal(signal.SIGTERM, previous)
     return report(options, data, time.monotonic() - started, emit)
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    """SIGTERM stops the bench as Ctrl-C does: every child and the private Redis are stopped by PID."""
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _run_scenarios(ctx: Context, progress: Emit) -> dict[str, Any]:

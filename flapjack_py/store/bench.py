@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
+from rq import Queue
 from rq.job import Job
+from rq.serializers import JSONSerializer
 
 from .. import keys
-from ..delivery import queue_for
 from .client import str_client, to_int
 
 log = logging.getLogger(__name__)
@@ -151,16 +152,21 @@ def load_states(client: redis.Redis, check_ids: Iterable[tuple[str, str]]) -> di
 # --- the rq queues ------------------------------------------------------------
 
 
+def rq_queue(connection: redis.Redis, medium: str) -> Queue:
+    """The rq queue of a medium: named after it, JSON jobs (contract section 6)."""
+    return Queue(medium, connection=connection, serializer=JSONSerializer)
+
+
 def count_jobs(connection: redis.Redis, media: Iterable[str]) -> int:
     """Jobs waiting in the rq queues of `media` (nobody delivers them during a bench)."""
-    return sum(queue_for(connection, medium).count for medium in media)
+    return sum(rq_queue(connection, medium).count for medium in media)
 
 
 def queued_jobs(connection: redis.Redis, media: Iterable[str]) -> list[QueuedJob]:
     """Every job waiting in the rq queues of `media`, with its enqueue time and alert payload."""
     found = []
     for medium in media:
-        queue = queue_for(connection, medium)
+        queue = rq_queue(connection, medium)
         ids = queue.get_job_ids()
         for start in range(0, len(ids), CHUNK):
             jobs = Job.fetch_many(ids[start:start + CHUNK], connection=connection, serializer=queue.serializer)
