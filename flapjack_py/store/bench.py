@@ -125,8 +125,10 @@ def queue_length(client: redis.Redis, queue: str = "events") -> int:
 
 
 def in_flight_total(client: redis.Redis) -> int:
-    """Events on every executive's in-flight list."""
-    names = list(str_client(client).scan_iter(match=keys.events_in_flight_pattern(), count=CHUNK))
+    """Events on every executive's in-flight and hand-off list."""
+    c = str_client(client)
+    names = [name for pattern in (keys.events_in_flight_pattern(), keys.events_handoff_pattern())
+             for name in c.scan_iter(match=pattern, count=CHUNK)]
     return sum(int(cast(int, client.llen(name))) for name in names)
 
 
