@@ -46,9 +46,14 @@ def bench(quick: bool, scenarios: tuple[str, ...], events: int | None, repeat: i
     """
     from .runner import run_bench
 
-    quiet = logging.getLogger("flapjack_py")
-    if quiet.getEffectiveLevel() == logging.INFO:  # one line per contact created would drown the progress lines
-        quiet.setLevel(logging.WARNING)
+    engine_log = logging.getLogger("flapjack_py")
+    level = engine_log.level
+    if engine_log.getEffectiveLevel() == logging.INFO:  # one line per contact created would drown the progress
+        engine_log.setLevel(logging.WARNING)
     options = Options(quick=quick, scenarios=scenarios, events=events, repeat=repeat, placement=placement,
                       json_path=json_path, redis_url=redis_url, allow_existing=allow_existing, rate=rate)
-    sys.exit(run_bench(options, click.echo, lambda line: click.echo(line, err=True)))
+    try:
+        code = run_bench(options, click.echo, lambda line: click.echo(line, err=True))
+    finally:
+        engine_log.setLevel(level)
+    sys.exit(code)
