@@ -94,7 +94,7 @@ class Executive:
         while True:
             self._housekeeping()
             batch = self.queue.take(self.cfg.batch_size)
-            if not batch and batch.unknown_owner is None:
+            if not batch and not batch.more:
                 self._flush_metrics()
                 return taken
             if batch:
@@ -113,7 +113,7 @@ class Executive:
                 batch = self.queue.take(self.cfg.batch_size)
                 if batch:
                     self._process_batch(batch)
-                elif batch.unknown_owner is None:
+                elif not batch.more:
                     self.queue.wait(1.0)
                 backoff = 1.0
             except redis.ConnectionError as exc:

@@ -43,16 +43,18 @@ TAKE_EVENTS = _CLAIM_KEY + """
 -- KEYS[7..] hand-off lists of the executives named in ARGV[3..]
 -- ARGV[1] this executive's id, ARGV[2] the most events to take, ARGV[3..] ids of other executives
 -- Takes up to ARGV[2] events, oldest first: first from the hand-off list (events of checks this
--- executive holds, handed over by others), then from the right of the queue. A queued event whose
+-- executive holds, handed over by others), then from the right of the queue (at most ARGV[2]
+-- events popped from it, taken or handed over). A queued event whose
 -- check another executive holds goes onto that executive's hand-off list instead (so one check's
 -- events are applied in queue order by one executive at a time); an unclaimed check is claimed.
 -- Taken events go onto the in-flight list and reserve their event counters (HINCRBY all).
 -- If an owner is not among ARGV[3..], its event stays at the head of the queue and taking stops.
--- Returns {counter before the first taken event, unknown owner or false, raw, claim key or '', ...}.
+-- Returns {counter before the first taken event, unknown owner or false, events handed over,
+--          raw, claim key or '', raw, claim key or '', ...}.
 local me, most = ARGV[1], tonumber(ARGV[2])
 local handoff = {}
 for i = 3, #ARGV do handoff[ARGV[i]] = KEYS[i + 4] end
-local out, taken, claimed, owners, unknown = {0, false}, {}, {}, {}, false
+local out, taken, claimed, owners, unknown = {0, false, 0}, {}, {}, {}, false
 local function keep(raw, key)
   taken[#taken + 1] = raw
   out[#out + 1] = raw
@@ -70,9 +72,11 @@ while #taken < most do
   if not raw then break end
   keep(raw, claim_key(raw))
 end
-while #taken < most do
+local popped = 0
+while #taken < most and popped < most do  -- at most ARGV[2] moved per call: never the whole queue to others
   local raw = redis.call('RPOP', KEYS[1])
   if not raw then break end
+  popped = popped + 1
   local key = claim_key(raw)
   local owner = key and owner_of(key)
   if owner and owner ~= me then
@@ -82,6 +86,7 @@ while #taken < most do
       break
     end
     redis.call('LPUSH', handoff[owner], raw)
+    out[3] = out[3] + 1
   else
     if key and not owner then
       owners[key] = me

@@ -56,6 +56,12 @@ class Taken:
     claims: list[str] = field(default_factory=list)
     counter: int = 0
     unknown_owner: str | None = None  # an executive holding a queued event's check, not yet known to the taker
+    handed: int = 0  # events handed over to the executives holding their checks
+
+    @property
+    def more(self) -> bool:
+        """Nothing taken, but the queue may still have events for this executive: take again at once."""
+        return not self.raws and (self.unknown_owner is not None or self.handed > 0)
 
     def __len__(self) -> int:
         return len(self.raws)
@@ -98,8 +104,8 @@ class EventQueue:
                                  keys.event_counter_sequence(), *(keys.events_handoff(p) for p in peers)],
                            args=[self.id, most, *peers])
         owner = reply[1]
-        taken = Taken(raws=list(reply[2::2]), claims=[_text(k) for k in reply[3::2]], counter=int(reply[0]),
-                      unknown_owner=None if owner is None else _text(owner))
+        taken = Taken(raws=list(reply[3::2]), claims=[_text(k) for k in reply[4::2]], counter=int(reply[0]),
+                      unknown_owner=None if owner is None else _text(owner), handed=int(reply[2]))
         self._holding.update(c for c in taken.claims if c)
         return taken
 

@@ -131,3 +131,14 @@ def test_counters_are_reserved_at_take_unique_and_given_back_on_requeue(real_r: 
     assert int(real_r.hget(keys.event_counters(), "all")) == 3
     assert a.take(5).counter == 5  # never a counter given out before
     assert int(real_r.hget(keys.event_counters(), "all")) == 5
+
+
+def test_a_take_moves_at_most_its_batch_size_to_other_executives(real_r: redis.Redis) -> None:
+    a, b = queue(real_r, 1), queue(real_r, 2)
+    b.peers.add(a.id)
+    real_r.lpush("events", ev("x"))
+    a.take(10)
+    real_r.lpush("events", *(ev("x") for _ in range(25)))
+    taken = b.take(10)
+    assert not taken and taken.handed == 10 and taken.more  # the rest stays queued for whoever comes next
+    assert real_r.llen(keys.events_handoff(a.id)) == 10 and real_r.llen("events") == 15
