@@ -68,12 +68,14 @@ def test_sigkill_at_random_points_loses_and_repeats_nothing(redis_server: Embedd
     deadline = time.monotonic() + 120
     while real_r.llen("events") and time.monotonic() < deadline:
         proc = start_executive(redis_server, config_file)
-        booted = real_r.hget(keys.event_counters(), "all")
-        while proc.poll() is None and real_r.hget(keys.event_counters(), "all") == booted:
-            time.sleep(0.01)  # startup takes 0.3 s on an idle machine, seconds on a loaded one
-        time.sleep(rng.uniform(0, 0.4))  # then die a little later, mid-stream
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        try:
+            booted = real_r.hget(keys.event_counters(), "all")
+            while proc.poll() is None and real_r.hget(keys.event_counters(), "all") == booted:
+                time.sleep(0.01)  # startup takes 0.3 s on an idle machine, seconds on a loaded one
+            time.sleep(rng.uniform(0, 0.4))  # then die a little later, mid-stream
+        finally:  # also when the test times out: a live executive would take later tests' events
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
         kills += 1
     print(f"{kills} executives killed")
     assert kills >= 3, "the stream was processed before enough executives were killed"
