@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import select
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])  # holds flapjack_py and gateways
 STOP_TIMEOUT = 10.0  # seconds a child gets to exit before it is killed
+REPLY_TIMEOUT = 1800.0  # seconds one command may take (a hung executive must not hang the bench)
 
 
 class Worker:
@@ -39,15 +41,19 @@ class Worker:
             stderr=self._log, env=child_env(), text=True)
         pin(self.process.pid, cpus)
 
-    def call(self, command: str, **args: Any) -> dict[str, Any]:
-        """Send a command, wait for its reply; raise BenchError if the child fails or dies."""
+    def call(self, command: str, timeout: float = REPLY_TIMEOUT, **args: Any) -> dict[str, Any]:
+        """Send a command, wait for its reply; raise BenchError if the child fails, dies or takes too long."""
         assert self.process.stdin is not None and self.process.stdout is not None
         try:
             self.process.stdin.write(json.dumps({"cmd": command, **args}) + "\n")
             self.process.stdin.flush()
-            line = self.process.stdout.readline()
+            ready = bool(select.select([self.process.stdout], [], [], timeout)[0])
+            line = self.process.stdout.readline() if ready else ""
         except (BrokenPipeError, OSError):
-            line = ""
+            ready, line = True, ""
+        if not ready:
+            raise BenchError(f"bench {self.name} process: no reply to {command} within {timeout:.0f}s "
+                             f"(log: {self.tail()})")
         reply = json.loads(line) if line else {"error": f"exited with {self.process.poll()}"}
         if "error" in reply:
             raise BenchError(f"bench {self.name} process: {reply['error']} (log: {self.tail()})")

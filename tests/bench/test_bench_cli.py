@@ -4,6 +4,7 @@ and the runs that must be refused."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,19 @@ def test_allow_existing_runs_and_leaves_only_the_users_keys(redis_server: Embedd
     assert fields(lines[3])["alerts"] == fields(lines[3])["alerts_expected"] == "600"
     assert lines[-1].startswith("bench.result status=ok")
     assert real_r.keys("*") == [b"precious"]
+
+
+def test_a_child_that_does_not_answer_in_time_stops_the_bench(tmp_path: Path) -> None:
+    """A server that accepts connections and never replies stands for a hung executive."""
+    from flapjack_py.bench.worker import Worker
+    from flapjack_py.errors import BenchError
+
+    silent = socket.create_server(("127.0.0.1", 0))
+    worker = Worker("probe", tmp_path / "probe.log", None)
+    try:
+        with pytest.raises(BenchError, match="no reply to drain within 3s"):
+            worker.call("drain", timeout=3, url=f"redis://127.0.0.1:{silent.getsockname()[1]}/0", config={})
+    finally:
+        worker.stop()
+        silent.close()
+    assert worker.process.poll() is not None
