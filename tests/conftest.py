@@ -8,6 +8,7 @@ session through flapjack_py.embedded_redis, flushed after each test.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 
@@ -43,7 +44,8 @@ def r() -> Iterator[redis.Redis]:
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
     """A real redis/valkey server for the whole session (persistence off)."""
-    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persistent=False)
+    # a per-process directory: an executive left over from an earlier run (same checkout) finds no socket
+    server = EmbeddedRedis(tmp_path_factory.mktemp(f"redis-{os.getpid()}"), persistent=False)
     server.start()
     yield server
     server.stop()
