@@ -4,27 +4,64 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
+import redis
 
 from . import __version__
 from .config import Config, read_config_file
 from .errors import FlapjackError
 from .logs import setup_logging
+from .redaction import config_secrets
 
 log = logging.getLogger(__name__)
 
+_VERBOSE = "flapjack.verbose"
+
 
 class _Group(click.Group):
-    """Turns FlapjackError (bad config, missing server...) into a one-line error and exit 2."""
+    """Turns FlapjackError (bad config, unreachable Redis...) and a lost Redis into a one-line error and exit 2."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except FlapjackError as exc:
-            click.echo(f"flapjack: error: {exc}", err=True)
-            sys.exit(2)
+            _fail(str(exc))
+        except (redis.ConnectionError, redis.TimeoutError) as exc:  # Redis went away during the command
+            from .connection import unreachable
+
+            config = ctx.find_root().obj
+            _fail(str(unreachable(config.redis.url if isinstance(config, Config) else None, exc)))
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"flapjack: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _use_config(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    """`-c/--config FILE` after the subcommand: load it in place of the config read before it."""
+    if value is None:
+        return
+    config = read_config_file(value)
+    setup_logging(config.logging, ctx.meta.get(_VERBOSE, False), config_secrets(config))
+    root = ctx.find_root()
+    root.params["config_path"] = value  # `flapjack server` hands it to its children
+    ctx.obj = root.obj = config
+
+
+def _add_config_option(command: click.Command) -> None:
+    """Let -c/--config follow the subcommand too (`flapjack executive -c FILE`); a command's own `-c` wins."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _add_config_option(sub)
+        return
+    taken = {opt for param in command.params for opt in param.opts}
+    decls = [d for d in ("-c", "--config") if d not in taken]
+    if "--config" in decls:
+        command.params.append(click.Option(decls, metavar="FILE", expose_value=False, is_eager=True,
+                                           callback=_use_config, help="YAML config file (as before the command)."))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,7 +78,8 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     the web app serves the JSON API (/api) and the UI (/).
     """
     config = read_config_file(config_path)
-    setup_logging(config.logging, verbose)
+    setup_logging(config.logging, verbose, config_secrets(config))
+    ctx.meta[_VERBOSE] = verbose
     ctx.obj = config
 
 
@@ -49,8 +87,11 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
 @click.pass_obj
 def server(config: Config) -> None:
     """Run everything: executive, enabled gateways and the web app, supervised."""
+    from .connection import open_redis
     from .supervisor import run_server
 
+    if config.redis.url:  # fail in one line now, not in every child
+        open_redis(config)[0].close()
     sys.exit(run_server(config))
 
 
@@ -133,3 +174,4 @@ def _register_bench() -> None:
 
 
 _register_bench()
+_add_config_option(main)

@@ -7,7 +7,6 @@ values of secret-looking keys are never echoed.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
@@ -16,13 +15,10 @@ from pydantic_core import PydanticCustomError
 
 from .durations import MAX_DURATION, parse_duration
 from .errors import ConfigError, InvalidDuration
+from .redaction import SECRET_SETTING, mask_url
 
 MAX_TIMEOUT = 3600.0
 """Longest network timeout or wait a setting takes, in seconds."""
-SECRET_SETTING = re.compile(r"pass|token|secret|auth|key|sid|credential", re.IGNORECASE)
-"""Setting names whose values are secrets: never shown in an error."""
-
-_URL_PASSWORD = re.compile(r"(://[^/:@\s]*:)[^/@\s]*@")
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -95,6 +91,6 @@ def describe_error(error: Any) -> str:
         return f"{dotted}: unknown {'section' if len(loc) == 1 else 'setting'}"
     message = f"{dotted}: {error['msg'].removeprefix('Value error, ')}"
     if error["type"] not in ("missing", "required_setting", "duration") and not SECRET_SETTING.search(dotted):
-        shown = _URL_PASSWORD.sub(r"\1***@", repr(error.get("input")))
+        shown = mask_url(repr(error.get("input")))
         message += f" (got {shown[:60]}{'...' if len(shown) > 60 else ''})"
     return message

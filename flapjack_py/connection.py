@@ -8,8 +8,13 @@ import redis
 
 from .config import Config
 from .embedded_redis import EmbeddedRedis
+from .errors import RedisUnavailable
+from .redaction import mask_url
 
 log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for a TCP connection to Redis (an unreachable host is an error, not a hang)."""
 
 
 def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
@@ -18,7 +23,12 @@ def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
     With no `redis.url` the embedded server is started, unless another process already runs it.
     """
     if config.redis.url:
-        client = redis.Redis.from_url(config.redis.url)
+        client = redis.Redis.from_url(config.redis.url, socket_connect_timeout=CONNECT_TIMEOUT)
+        try:
+            client.ping()
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            client.close()
+            raise unreachable(config.redis.url, exc) from None
         warn_if_not_persistent(client, config.redis.url)
         return client, None
     server = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary)
@@ -28,6 +38,15 @@ def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
     server.start()
     log.info("embedded Redis listening at %s", server.url)
     return server.client(), server
+
+
+def unreachable(url: str | None, exc: Exception) -> RedisUnavailable:
+    """The one-line error for a Redis that cannot be reached: `cannot reach Redis at URL: connection refused`."""
+    text = str(exc).strip().rstrip(".")
+    if "connecting to" in text:  # redis-py: "Error 111 connecting to host:port. Connection refused."
+        text = text.rpartition(". ")[2]
+    reason = (text[:1].lower() + text[1:]) or type(exc).__name__
+    return RedisUnavailable(f"cannot reach Redis at {mask_url(url or 'the embedded server')}: {reason}")
 
 
 def warn_if_not_persistent(client: redis.Redis, url: str) -> None:
@@ -40,4 +59,5 @@ def warn_if_not_persistent(client: redis.Redis, url: str) -> None:
     aof = conf.get("appendonly") or conf.get(b"appendonly")
     snap = save.get("save") or save.get(b"save")
     if aof in ("no", b"no") and not snap:
-        log.warning("Redis at %s has persistence off (no AOF, no RDB): a server restart loses queued events", url)
+        log.warning("Redis at %s has persistence off (no AOF, no RDB): a server restart loses queued events",
+                    mask_url(url))

@@ -35,6 +35,10 @@ class ValidationError(FlapjackError):
     """Raised when data handed to the data layer or API is malformed."""
 
 
+class RedisUnavailable(FlapjackError):
+    """Raised when the configured Redis cannot be reached (refused, unknown host, wrong password)."""
+
+
 class EmbeddedRedisError(FlapjackError):
     """Raised when the embedded Redis server cannot be found or started."""
 

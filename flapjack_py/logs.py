@@ -9,6 +9,7 @@ value is a %-style format string for plain text lines.
 from __future__ import annotations
 
 import logging.config
+from collections.abc import Iterable
 
 from .config import LoggingConfig
 
@@ -16,14 +17,20 @@ JSON = "json"
 JSON_FIELDS = "%(asctime)s %(levelname)s %(name)s %(message)s %(process)d"
 
 
-def setup_logging(cfg: LoggingConfig, verbose: bool = False) -> None:
-    """Apply the `logging` config section once, via dictConfig."""
+def setup_logging(cfg: LoggingConfig, verbose: bool = False, secrets: Iterable[str] = ()) -> None:
+    """Apply the `logging` config section once, via dictConfig; `secrets` never reach the output.
+
+    Every record goes through redaction.SecretFilter: the given secret values and URL passwords are
+    replaced by *** in the message and the traceback.
+    """
     handler: dict[str, object] = {"class": "logging.StreamHandler", "formatter": "main", "stream": "ext://sys.stderr"}
     if cfg.file:
         handler = {"class": "logging.FileHandler", "formatter": "main", "filename": cfg.file}
+    handler["filters"] = ["secrets"]
     logging.config.dictConfig({
         "version": 1,
         "disable_existing_loggers": False,
+        "filters": {"secrets": {"()": "flapjack_py.redaction.SecretFilter", "secrets": sorted(secrets)}},
         "formatters": {"main": formatter(cfg.format)},
         "handlers": {"main": handler},
         "root": {"level": "DEBUG" if verbose else cfg.level.upper(), "handlers": ["main"]},

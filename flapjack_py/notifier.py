@@ -19,6 +19,7 @@ import redis
 from . import delivery
 from .config import KNOWN_MEDIA, Config
 from .notification import Notification, NotificationType
+from .redaction import mask_address
 from .rules import NotificationRule, select_media
 from .store import contacts as contact_store
 from .store import entities as entity_store
@@ -279,6 +280,8 @@ def _render(alert: Mapping[str, Any], config: Config) -> tuple[str, str]:
 
 def write_notify_log(config: Config, *fields: str) -> None:
     """Write one notify-log line (`E:C | TYPE | CID | MEDIUM | ADDRESS`) to the log and the configured file."""
+    if len(fields) == 5:  # E:C, TYPE, CID, MEDIUM, ADDRESS: a PagerDuty address is its routing key
+        fields = (*fields[:4], mask_address(fields[3], fields[4]))
     line = NOTIFY_LOG_SEPARATOR.join(str(f) for f in fields)
     log.info("notify: %s", line)
     path = config.executive.notification_log_file

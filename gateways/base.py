@@ -36,6 +36,7 @@ import requests
 
 from flapjack_py.config import Config
 from flapjack_py.errors import ConfigError, FlapjackError
+from flapjack_py.redaction import SECRET_SETTING
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store.alerts import AlertStatus
 
@@ -53,7 +54,7 @@ GATEWAYS = {
 }
 """Medium -> "module:Class" of its sender."""
 
-SECRET_KEY = re.compile(r"pass|token|secret|auth|key|sid|credential", re.IGNORECASE)
+SECRET_KEY = SECRET_SETTING
 """Setting names whose values are secrets (redacted everywhere)."""
 HTTP_TIMEOUT = 10.0
 """Seconds an HTTP gateway waits for a connection or a reply (setting `timeout`)."""

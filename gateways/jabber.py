@@ -70,8 +70,10 @@ class JabberSettings:
     alias: str = "flapjack"
     identifiers: tuple[str, ...] = ("flapjack",)
     rooms: tuple[str, ...] = ()
-    allowed_jids: frozenset[str] | None = None
+    allowed_jids: frozenset[str] = frozenset()
+    """JIDs that may give commands, directly or in a room; empty: nobody (deny by default)."""
     allowed_rooms: frozenset[str] | None = None
+    """Rooms commands are read in; None: every joined room."""
     ca_file: str | None = None
 
     @classmethod
@@ -85,7 +87,7 @@ class JabberSettings:
         return cls(jid=jid, password=str(settings["password"]), server=settings.get("server") or None,
                    port=int(settings.get("port") or DEFAULT_PORT), alias=alias, identifiers=identifiers,
                    rooms=tuple(_bare(r) for r in settings.get("rooms") or []),
-                   allowed_jids=_jid_set(settings.get("allowed_jids")),
+                   allowed_jids=_jid_set(settings.get("allowed_jids")) or frozenset(),
                    allowed_rooms=_jid_set(settings.get("allowed_rooms")), ca_file=settings.get("ca_file"))
 
 
@@ -212,8 +214,8 @@ class JabberClient(slixmpp.ClientXMPP):
         if msg["type"] not in ("chat", "normal") or not msg["body"] or msg["from"].bare == self.boundjid.bare:
             return
         sender = msg["from"]
-        if self.settings.allowed_jids is not None and sender.bare not in self.settings.allowed_jids:
-            log.warning("jabber: command from %s refused (not in allowed_jids): %r", sender.bare, msg["body"])
+        if sender.bare not in self.settings.allowed_jids:
+            log.warning("jabber: command from %s refused (not in allowed_jids): %.200r", sender.bare, msg["body"])
             reply = REFUSAL
         else:
             reply = await self._interpret(command_in_chat(msg["body"]), sender.resource or sender.bare)
@@ -227,12 +229,28 @@ class JabberClient(slixmpp.ClientXMPP):
         command = command_in_room(msg["body"], self.settings.identifiers)
         if command is None:
             return
-        if self.settings.allowed_rooms is not None and room not in self.settings.allowed_rooms:
-            log.warning("jabber: command from %s refused (room not in allowed_rooms): %r", msg["from"], command)
+        refused = self._room_refusal(room, msg["mucnick"])
+        if refused:
+            log.warning("jabber: command from %s refused (%s): %.200r", msg["from"], refused, command)
             reply = REFUSAL
         else:
             reply = await self._interpret(command, str(msg["from"]))
         self.send_message(mto=slixmpp.JID(room), mbody=reply, mtype="groupchat")
+
+    def _room_refusal(self, room: str, nick: str) -> str | None:
+        """Why a room occupant's command is refused, or None: the room and the occupant's real JID must be allowed.
+
+        The real JID is known when the room shows it to the bot (non-anonymous rooms, or the bot is a moderator,
+        as the room's creator is); a nick alone proves nothing, so an unknown real JID is refused.
+        """
+        if self.settings.allowed_rooms is not None and room not in self.settings.allowed_rooms:
+            return "room not in allowed_rooms"
+        real = self.plugin["xep_0045"].get_jid_property(slixmpp.JID(room), nick, "jid")
+        if not real:
+            return "the room hides the occupant's real JID; make it non-anonymous or the bot a moderator"
+        if slixmpp.JID(str(real)).bare not in self.settings.allowed_jids:
+            return f"{slixmpp.JID(str(real)).bare} not in allowed_jids"
+        return None
 
     async def _interpret(self, command: str, sender: str) -> str:
         """The bot's reply, computed off the event loop (it reads Redis)."""

@@ -48,7 +48,8 @@ def prosody(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prosody]:
 def jabber_settings(prosody: Prosody) -> dict[str, Any]:
     """The gateways.jabber section for the test server."""
     return {"enabled": True, "server": "127.0.0.1", "port": prosody.port, "jabberid": f"flapjack@{DOMAIN}",
-            "password": PASSWORD, "alias": "flapjack", "rooms": [ROOM], "ca_file": prosody.ca_file, "retries": 3, "retry_intervals": [1]}
+            "password": PASSWORD, "alias": "flapjack", "rooms": [ROOM],
+            "allowed_jids": [f"alice@{DOMAIN}", f"bob@{DOMAIN}"], "ca_file": prosody.ca_file, "retries": 3, "retry_intervals": [1]}
 
 
 def make_config(redis_url: str, settings: dict[str, Any]) -> Config:

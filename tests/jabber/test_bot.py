@@ -285,7 +285,7 @@ def test_settings_defaults() -> None:
     assert settings.jid.startswith("fj@example.com/") and len(settings.jid) > len("fj@example.com/")
     assert (settings.alias, settings.identifiers, settings.rooms) == ("flapjack", ("fj", "flapjack"),
                                                                      ("ops@conference.example.com",))
-    assert settings.allowed_jids is None and settings.port == 5222
+    assert settings.allowed_jids == frozenset() and settings.port == 5222  # empty: the bot obeys nobody
     assert JabberSettings.from_mapping({"jabberid": "fj@example.com/res", "password": "pw"}).jid == "fj@example.com/res"
 
 

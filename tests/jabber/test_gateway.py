@@ -240,13 +240,6 @@ def test_command_in_a_room_not_allowed_is_refused(start_gateway: Callable[..., J
     assert queued_events(real_r) == []
 
 
-def test_empty_allowed_lists_allow_everyone(start_gateway: Callable[..., JabberGateway],
-                                            jabber_settings: dict[str, Any], person: ChatClient) -> None:
-    gateway = start_gateway({**jabber_settings, "allowed_jids": [], "allowed_rooms": []})
-    wait_for(gateway.xmpp.ready.is_set, what="gateway connected")
-    assert person.ask("find entities matching /zzz/") == "found no entities matching /zzz/"
-
-
 def test_cli_gateway_jabber_stops_on_a_refused_login(tmp_path: Path, redis_server: Any,
                                                      jabber_settings: dict[str, Any]) -> None:
     config = {"redis": {"url": redis_server.url}, "gateways": {"jabber": {**jabber_settings, "password": "nope-pw"}}}
@@ -257,3 +250,56 @@ def test_cli_gateway_jabber_stops_on_a_refused_login(tmp_path: Path, redis_serve
                           env={**os.environ, "PYTHONPATH": str(FLAPJACK.parents[1])})
     assert done.returncode == EXIT_CONFIG, done.stderr
     assert "cannot log in as flapjack@localhost: not-authorized (wrong jabberid or password?)" in done.stderr, done.stderr
+
+
+# --- who may give commands (issue 17: deny by default, real JIDs in rooms) -----------------------------
+
+
+def test_empty_allowed_jids_obey_nobody(start_gateway: Callable[..., JabberGateway],
+                                        jabber_settings: dict[str, Any], person: ChatClient,
+                                        real_r: redis.Redis) -> None:
+    gateway = start_gateway({**jabber_settings, "allowed_jids": []})
+    wait_for(gateway.xmpp.ready.is_set, what="gateway connected")
+    assert person.ask("test notifications for foo") == "sorry, you are not allowed to give me commands"
+    assert queued_events(real_r) == []
+
+
+def test_a_strangers_direct_command_is_refused(gateway: JabberGateway, client_factory: Callable[..., ChatClient],
+                                               real_r: redis.Redis, caplog: pytest.LogCaptureFixture) -> None:
+    stranger = client_factory("mallory")
+    assert stranger.ask("maint entities /.*/ duration: 100 years") == "sorry, you are not allowed to give me commands"
+    assert queued_events(real_r) == []
+    assert f"command from mallory@{DOMAIN} refused" in caplog.text
+
+
+def test_a_strangers_room_command_is_refused_even_under_an_allowed_nick(
+        gateway: JabberGateway, client_factory: Callable[..., ChatClient], real_r: redis.Redis,
+        caplog: pytest.LogCaptureFixture) -> None:
+    stranger = client_factory("mallory", nick="alice")  # alice is allowed; her nick proves nothing
+    stranger.join(ROOM)
+    stranger.drop_pending()
+    stranger.say(ROOM, "flapjack: test notifications for foo", groupchat=True)
+    assert stranger.next(kind="groupchat")[2] == "sorry, you are not allowed to give me commands"
+    assert queued_events(real_r) == []
+    assert f"mallory@{DOMAIN} not in allowed_jids" in caplog.text
+    roommate = client_factory("bob")
+    roommate.join(ROOM)
+    roommate.drop_pending()
+    roommate.say(ROOM, "flapjack: find entities matching /zzz/", groupchat=True)
+    assert roommate.next(kind="groupchat")[2] == "found no entities matching /zzz/"
+
+
+def test_a_room_hiding_real_jids_gets_no_obedience(start_gateway: Callable[..., JabberGateway],
+                                                   jabber_settings: dict[str, Any],
+                                                   client_factory: Callable[..., ChatClient],
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """bob creates the room, so the bot joins as a plain occupant and cannot see real JIDs: even bob is refused."""
+    hidden = f"hidden@{MUC}"
+    owner = client_factory("bob")
+    owner.join(hidden)
+    gateway = start_gateway({**jabber_settings, "rooms": [hidden]})
+    wait_for(gateway.xmpp.ready.is_set, what="gateway connected")
+    owner.drop_pending()
+    owner.say(hidden, "flapjack: find entities matching /zzz/", groupchat=True)
+    assert owner.next(kind="groupchat")[2] == "sorry, you are not allowed to give me commands"
+    assert "hides the occupant's real JID" in caplog.text
