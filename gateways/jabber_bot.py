@@ -100,7 +100,7 @@ def command_in_room(body: str, identifiers: Iterable[str]) -> str | None:
     for identifier in sorted(set(identifiers), key=len, reverse=True):
         match = _command(rf"{escape(identifier)}(?::|\s)\s*(.*)").match(text)
         if match:
-            return match.group(1).strip()
+            return str(match.group(1)).strip()
     return None
 
 
