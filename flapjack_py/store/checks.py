@@ -176,6 +176,12 @@ def all_check_ids(client: redis.Redis) -> list[str]:
     return [_s(m) for m in client.zrange(keys.all_checks(), 0, -1)]
 
 
+def check_exists(client: redis.Redis, entity: str, check: str) -> bool:
+    """True when the check was ever seen (in all_checks, or its check:E:C hash exists)."""
+    return client.zscore(keys.all_checks(), keys.check_id(entity, check)) is not None or \
+        bool(client.exists(keys.check(entity, check)))
+
+
 def check_state(client: redis.Redis, entity: str, check: str) -> str | None:
     """Current state of a check, or None if never seen."""
     return _opt(client.hget(keys.check(entity, check), "state"))

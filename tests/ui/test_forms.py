@@ -132,3 +132,21 @@ def test_recurring_maintenance_from_the_form_listed_and_deleted(critical: World,
     bad = client.post(f"{URL}/scheduled_maintenance", data={"duration": "1h", "rrule": "FREQ=OFTEN"})
     assert "error=bad-series" in bad.headers["Location"]
     assert "FREQ must be one of" in client.get(bad.headers["Location"]).get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("action", "data"), [
+    ("acknowledge", {"duration": "1h", "comment": "x"}), ("test_notifications", {}),
+    ("scheduled_maintenance", {"duration": "1h"}), ("unscheduled_maintenance/end", {}),
+    ("enabled", {"enabled": "true"}), ("enabled", {"enabled": "false"}),
+])
+def test_an_action_on_an_unknown_check_is_refused_and_creates_nothing(critical: World, client, action: str,
+                                                                      data: dict) -> None:
+    client.get("/")  # the first UI request makes the app's secret key
+    before = sorted(critical.r.keys("*"))
+    for url in (f"/checks/ghost.example.com/{C}", f"/checks/{E}/no such check"):
+        response = client.post(f"{url}/{action}", data=data)
+        page = response.get_data(as_text=True)
+        assert response.status_code == 404 and "nothing was done" in page and "<nav>" in page
+    assert queued(critical) == []
+    assert sorted(critical.r.keys("*")) == before  # no phantom entity, check, window or event
+    assert client.get("/entities/ghost.example.com").status_code == 404

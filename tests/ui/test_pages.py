@@ -166,3 +166,17 @@ def test_status_shows_delivery_queues_of_enabled_gateways(real_r, clock) -> None
     page = text(web.create_app(redis=real_r, config=config).test_client().get("/status"))
     assert "Delivery queues Medium Gateway Waiting Failed email enabled 1 0" in page
     assert "Ann Oncall by email, queued" in text(web.create_app(redis=real_r, config=config).test_client().get("/"))
+
+
+@pytest.mark.parametrize("path", ["/no/such/page", "/checksx", "/entities/a/b/c"])
+def test_an_unknown_ui_url_is_an_html_page_in_the_layout(failing: World, client, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404 and response.mimetype == "text/html"
+    page = text(response)
+    assert "Not found" in page and f"There is no page at {path}" in page
+    assert "Checks 2 failing Entities Contacts Alerts Status" in page  # the usual frame, menu included
+
+
+def test_an_unknown_api_url_stays_json(failing: World, client) -> None:
+    response = client.get("/api/no/such/thing")
+    assert response.status_code == 404 and response.get_json() == {"errors": ["not routable"]}

@@ -18,7 +18,9 @@ from argon2 import PasswordHasher
 import web
 from flapjack_py import credentials, keys
 from flapjack_py.access import Role
+from flapjack_py.executive import Executive
 from flapjack_py.store import users as user_store
+from flapjack_py.store.events import push_event
 from tests.forms import FormClient
 
 PASSWORD = "correct horse battery"
@@ -53,6 +55,12 @@ class People:
 def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     """argon2 at its lowest cost: the tests check who gets in, not how slow guessing is."""
     monkeypatch.setattr(credentials, "_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+def known_check(r: redis.Redis, entity: str = "web-01", check: str = "HTTP") -> None:
+    """Make `entity:check` exist through the real event path (UI forms refuse unknown checks)."""
+    push_event(r, {"type": "service", "entity": entity, "check": check, "state": "ok", "summary": "fine"})
+    Executive(r, CONFIG).drain()
 
 
 def world_keys(r: redis.Redis) -> set[bytes]:

@@ -13,7 +13,7 @@ from flapjack_py.access import Role, exposure_problem, is_loopback
 from flapjack_py.errors import ConfigError
 from web.headers import SECURITY_HEADERS
 
-from .conftest import People, world_keys
+from .conftest import People, known_check, world_keys
 from .test_policy import ROUTES
 
 pytestmark = pytest.mark.real
@@ -25,6 +25,7 @@ FORM = {"duration": "1 hour", "comment": "on it"}
 def test_a_form_post_without_the_csrf_token_changes_nothing(make_app: Any, people: People, logged_in: bool) -> None:
     if not logged_in:
         people.r.flushall()  # no user, no token: the open mode, where CSRF matters just as much
+    known_check(people.r)
     client = make_app().test_client()
     if logged_in:
         people.login(client, Role.RESPONDER)
@@ -39,6 +40,7 @@ def test_a_form_post_without_the_csrf_token_changes_nothing(make_app: Any, peopl
 @pytest.mark.parametrize("headers", [{"Origin": "https://evil.example"}, {"Origin": "null"},
                                      {"Sec-Fetch-Site": "cross-site"}])
 def test_a_form_post_from_another_origin_changes_nothing(client: Any, people: People, headers: dict[str, str]) -> None:
+    known_check(people.r)
     people.login(client, Role.RESPONDER)
     token = client.csrf_token()
     response = client.post(ACK, data={**FORM, "csrf_token": token}, headers=headers)

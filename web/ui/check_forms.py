@@ -4,13 +4,16 @@ maintenance, enable/disable. The outcome is shown from a message code in the red
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import redirect, request, url_for
+from flask import abort, redirect, request, url_for
 from werkzeug.wrappers import Response
 
 from flapjack_py.recurrence import InvalidSeries
+from flapjack_py.store.checks import check_exists
 from flapjack_py.timeparse import TimeParseError, parse_time
 
 from . import bp, commands
@@ -37,7 +40,18 @@ MAX_DETAIL = 300
 """Longest detail text (what a parser understood) a redirect carries, in characters."""
 
 
+def known_check(view: Callable[..., Response]) -> Callable[..., Response]:
+    """Answer 404 (and do nothing) when the form's check was never seen: no phantom entity or check."""
+    @functools.wraps(view)
+    def checked(entity: str, check: str) -> Response:
+        if not check_exists(db(), entity, check):
+            abort(404, description=f"No check '{check}' on entity '{entity}': nothing was done.")
+        return view(entity, check)
+    return checked
+
+
 @bp.post("/checks/<entity>/<path:check>/acknowledge")
+@known_check
 def acknowledge(entity: str, check: str) -> Response:
     """Queue an acknowledgement (duration + comment) on the events queue."""
     form = request.form
@@ -50,6 +64,7 @@ def acknowledge(entity: str, check: str) -> Response:
 
 
 @bp.post("/checks/<entity>/<path:check>/test_notifications")
+@known_check
 def test_notifications(entity: str, check: str) -> Response:
     """Queue a test_notifications action event."""
     commands.test_notifications(db(), config().executive.queue, entity, check)
@@ -57,6 +72,7 @@ def test_notifications(entity: str, check: str) -> Response:
 
 
 @bp.post("/checks/<entity>/<path:check>/unscheduled_maintenance/end")
+@known_check
 def end_unscheduled(entity: str, check: str) -> Response:
     """End the acknowledgement in force."""
     ended = commands.end_unscheduled(db(), entity, check, now())
@@ -64,6 +80,7 @@ def end_unscheduled(entity: str, check: str) -> Response:
 
 
 @bp.post("/checks/<entity>/<path:check>/scheduled_maintenance")
+@known_check
 def create_scheduled(entity: str, check: str) -> Response:
     """Create a scheduled maintenance window (start read in the form's time zone, empty = now)."""
     form = request.form
@@ -81,6 +98,7 @@ def create_scheduled(entity: str, check: str) -> Response:
 
 
 @bp.post("/checks/<entity>/<path:check>/scheduled_maintenance/end")
+@known_check
 def end_scheduled(entity: str, check: str) -> Response:
     """End (or delete, if still to come) the scheduled window starting at form field `start`."""
     start = request.form.get("start", "")
@@ -101,6 +119,7 @@ def _create_series(entity: str, check: str) -> Response:
 
 
 @bp.post("/checks/<entity>/<path:check>/maintenance_series/delete")
+@known_check
 def delete_series(entity: str, check: str) -> Response:
     """Delete the series `id` (form field) and its future windows."""
     commands.delete_series(db(), request.form.get("id", "")[:200], now())
@@ -108,6 +127,7 @@ def delete_series(entity: str, check: str) -> Response:
 
 
 @bp.post("/checks/<entity>/<path:check>/enabled")
+@known_check
 def set_enabled(entity: str, check: str) -> Response:
     """Enable (`enabled=true`) or disable the check."""
     enabled = request.form.get("enabled") == "true"

@@ -10,6 +10,7 @@ from werkzeug.wrappers import Response
 from flapjack_py import access, keys
 
 from .. import auth, policy
+from ..errors import error_response
 from . import bp
 from .context import db, now
 
@@ -18,7 +19,7 @@ REFRESH_CHOICES = (0, 15, 30, 60, 300)
 """Auto-refresh periods offered, in seconds (0 = off)."""
 
 
-@bp.context_processor
+@bp.app_context_processor
 def frame() -> dict[str, Any]:
     """Template globals: who is looking, refresh period and choices, the failing count, the time of the page.
 
@@ -60,7 +61,14 @@ def refresh_period() -> int:
     return int(value) if value.isdigit() and int(value) in REFRESH_CHOICES else 0
 
 
-@bp.errorhandler(404)
-def not_found(error: Any) -> tuple[str, int]:
-    """A page saying what was not found, inside the usual frame."""
-    return render_template("ui/not_found.html", message=getattr(error, "description", "Not found")), 404
+@bp.app_errorhandler(404)
+@bp.app_errorhandler(405)
+def not_found(error: Any) -> Response | tuple[str, int]:
+    """Outside /api: a page saying what was not found, inside the usual frame (an unknown URL included).
+
+    /api keeps its JSON `not routable` answer (web/errors.py).
+    """
+    if request.path == "/api" or request.path.startswith("/api/"):
+        return error_response(404, ["not routable"])
+    message = getattr(error, "description", "") if request.url_rule is not None else ""
+    return render_template("ui/not_found.html", message=message or f"There is no page at {request.path}."), 404
