@@ -98,3 +98,53 @@ def test_times_show_in_the_viewers_zone_with_utc_on_hover(three_checks: World, b
         tokyo = moment.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%H:%M:%S")
         assert tokyo in generated.inner_text() and "UTC" not in generated.inner_text()
         browser.close()
+
+
+def expect(locator):  # noqa: ANN001,ANN201  (playwright is imported only when the browser tests run)
+    return pytest.importorskip("playwright.sync_api").expect(locator)
+
+
+def test_live_updates_never_wipe_a_half_typed_acknowledgement(three_checks: World, page, base_url: str) -> None:
+    check_url = base_url + "/checks/web-01.example.com/HTTP port 80"
+    page.goto(base_url + "/refresh?every=5&next=/")  # the shortest live-update period offered
+    page.goto(check_url)
+    assert page.locator("#live-age").inner_text().startswith("updated")
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    form = page.locator("#ack-form")
+    form.locator("input[name=comment]").fill("Ann is on it, half typed")
+    form.locator("input[name=duration]").fill("30 minutes")
+    page.locator("footer").click()  # focus leaves the form; its content alone must protect it
+    three_checks.event("web-01.example.com", "HTTP port 80", "critical", "Still refused", initial_failure_delay=0)
+    three_checks.drain()
+    expect(page.locator("main")).to_contain_text("Still refused", timeout=15_000)
+    page.wait_for_timeout(11_000)  # past two more live updates
+    assert len([url for url in requests if "/checks/web-01.example.com/HTTP" in url]) >= 2, requests
+    assert "http-equiv" not in page.content()
+    assert form.locator("input[name=comment]").input_value() == "Ann is on it, half typed"
+    assert form.locator("input[name=duration]").input_value() == "30 minutes"
+    assert "updated" in page.locator("#live-age").inner_text()
+    form.get_by_role("button", name="Acknowledge").click()
+    page.wait_for_url("**notice=ack-queued")
+    assert "Acknowledgement queued" in page.inner_text("main")
+    [raw] = three_checks.r.lrange(keys.events(), 0, -1)
+    event = json.loads(raw)
+    assert (event["state"], event["duration"], event["summary"]) == ("acknowledgement", 1800, "Ann is on it, half typed")
+
+
+def test_the_overview_updates_in_place_and_pauses(three_checks: World, page, base_url: str) -> None:
+    page.goto(base_url + "/refresh?every=5&next=/")
+    page.locator("body").evaluate("element => element.setAttribute('data-marker', 'same page')")
+    three_checks.event("db-01.example.com", "Disk / Util", "critical", "Disk full", initial_failure_delay=0)
+    three_checks.drain()
+    expect(page.locator("#failing")).to_contain_text("Disk full", timeout=15_000)
+    assert page.locator("body").get_attribute("data-marker") == "same page"  # updated in place, not reloaded
+    assert "3 failing" in page.locator("header nav").inner_text()
+    page.get_by_role("button", name="Pause").click()
+    assert page.locator("#live-age").inner_text() == "paused"
+    three_checks.event("db-01.example.com", "Disk / Util", "ok", "Disk fine again")
+    three_checks.drain()
+    page.wait_for_timeout(7_000)
+    assert "Disk full" in page.locator("#failing").inner_text()  # paused: nothing changed
+    page.get_by_role("button", name="Resume").click()
+    expect(page.locator("#failing")).not_to_contain_text("Disk full", timeout=15_000)

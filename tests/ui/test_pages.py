@@ -133,12 +133,16 @@ def test_status_shows_receiver_counters(failing: World, client) -> None:
     assert "Receivers Receiver Lines read Events pushed Rejected Last report nagios 3 1 2 tab_in_output: 2" in page
 
 
-def test_auto_refresh_is_remembered(failing: World, client) -> None:
+def test_pages_update_live_without_any_meta_refresh(failing: World, client) -> None:
+    for path in ("/", "/entities", f"/checks/{WEB}/{HTTP}", "/contacts", "/alerts", "/status", "/nowhere"):
+        page = client.get(path).get_data(as_text=True)
+        assert "http-equiv" not in page and 'data-live-every="15"' in page and "/ui-static/live.js" in page
+        assert 'id="live-pause"' in page
     response = client.get("/refresh?every=30&next=/entities")
     assert response.status_code == 303 and response.headers["Location"].endswith("/entities")
-    assert 'http-equiv="refresh" content="30"' in client.get("/").get_data(as_text=True)
-    client.get("/refresh?every=0")
-    assert "http-equiv" not in client.get("/").get_data(as_text=True)
+    assert 'data-live-every="30"' in client.get("/").get_data(as_text=True)
+    client.get("/refresh?every=7")  # not offered: back to the default
+    assert 'data-live-every="15"' in client.get("/").get_data(as_text=True)
     assert client.get("/refresh?every=30&next=//evil.example").headers["Location"].endswith("/")
     assert "evil" not in client.get("/refresh?every=30&next=//evil.example").headers["Location"]
 

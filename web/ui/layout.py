@@ -1,4 +1,8 @@
-"""What every page's frame needs: the failing count for the menu and the auto-refresh choice."""
+"""What every page's frame needs: the failing count for the menu and the live-update period.
+
+Pages update in place (web/static/live.js fetches the page again and swaps the parts nobody is
+typing in); the period is chosen per browser in a cookie. There is no meta refresh.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +19,15 @@ from . import bp
 from .context import db, now
 
 REFRESH_COOKIE = "flapjack_refresh"
-REFRESH_CHOICES = (0, 15, 30, 60, 300)
-"""Auto-refresh periods offered, in seconds (0 = off)."""
+REFRESH_CHOICES = (5, 15, 30, 60, 300)
+"""Live-update periods offered, in seconds (pausing is the Pause button's job, in the browser)."""
+DEFAULT_REFRESH = 15
+"""Seconds between live updates until the browser chooses another period."""
 
 
 @bp.app_context_processor
 def frame() -> dict[str, Any]:
-    """Template globals: who is looking, refresh period and choices, the failing count, the time of the page.
+    """Template globals: who is looking, live-update period and choices, the failing count, the time of the page.
 
     Before the gate has recognised a caller (the login page) nothing about the monitored world is shown.
     """
@@ -46,19 +52,19 @@ def masked(address: str | None, medium: str = "") -> str:
 
 @bp.get("/refresh")
 def set_refresh() -> Response:
-    """Remember the auto-refresh period (`every` seconds) in a cookie and go back to `next`."""
+    """Remember the live-update period (`every` seconds) in a cookie and go back to `next`."""
     every = request.args.get("every", "0")
     target = auth.safe_next(request.args.get("next"))
     response = redirect(target, code=303)
-    period = int(every) if every.isdigit() and int(every) in REFRESH_CHOICES else 0
+    period = int(every) if every.isdigit() and int(every) in REFRESH_CHOICES else DEFAULT_REFRESH
     response.set_cookie(REFRESH_COOKIE, str(period), max_age=365 * 86400, samesite="Lax")
     return response
 
 
 def refresh_period() -> int:
-    """Seconds between automatic reloads chosen by this browser (0 = off)."""
-    value = request.cookies.get(REFRESH_COOKIE, "0")
-    return int(value) if value.isdigit() and int(value) in REFRESH_CHOICES else 0
+    """Seconds between live updates chosen by this browser."""
+    value = request.cookies.get(REFRESH_COOKIE, "")
+    return int(value) if value.isdigit() and int(value) in REFRESH_CHOICES else DEFAULT_REFRESH
 
 
 @bp.app_errorhandler(404)
