@@ -7,6 +7,7 @@ import fcntl
 import os
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,21 +62,26 @@ def r(redis_server, real_r: redis.Redis) -> redis.Redis:
     return real_r
 
 
-def test_send_nsca_burst_of_200_all_arrive(nsca, start_receiver, redis_server, r, tmp_path):
+def test_send_nsca_bursts_of_200_all_arrive(nsca, start_receiver, redis_server, r, tmp_path):
+    """Two bursts a second apart: nsca opens the pipe per result, so a receiver that let the pipe close
+    after the first burst (Flapjack 1.x slept 10 s) silently loses the second."""
     port, pipe = nsca
     receiver = start_receiver(["nsca", "start", "--fifo", str(pipe)], redis_server.url)
     wait_for_fifo(pipe)
     (tmp_path / "send_nsca.cfg").write_text(SEND_NSCA_DEFAULTS)
-    lines = "\x17".join(f"web-{n % 10}\tcheck-{n}\t{n % 4}\tresult {n}" for n in range(200))  # ETB: one set each
-    sent = subprocess.run([SEND_NSCA, "-H", "127.0.0.1", "-p", str(port), "-c", str(tmp_path / "send_nsca.cfg")],
-                          input=lines.encode(), capture_output=True, timeout=30)
-    assert sent.returncode == 0, sent.stdout + sent.stderr
-    assert b"200 data packet(s) sent" in sent.stdout
-    wait_for(lambda: r.llen("events") >= 200, 20, "200 events")
+    for burst in range(2):
+        lines = "\x17".join(f"web-{n % 10}\tcheck-{n}\t{n % 4}\tresult {burst}-{n}" for n in range(200))  # ETB: sets
+        sent = subprocess.run([SEND_NSCA, "-H", "127.0.0.1", "-p", str(port), "-c", str(tmp_path / "send_nsca.cfg")],
+                              input=lines.encode(), capture_output=True, timeout=30)
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        assert b"200 data packet(s) sent" in sent.stdout
+        wait_for(lambda: r.llen("events") >= 200, 20, "the first 200 events")
+        time.sleep(1)
+    wait_for(lambda: r.llen("events") >= 400, 20, "400 events")
     events = queued_events(r)
-    assert sorted(e["summary"] for e in events) == sorted(f"result {n}" for n in range(200))
+    assert sorted(e["summary"] for e in events) == sorted(f"result {b}-{n}" for b in range(2) for n in range(200))
     assert {e["state"] for e in events if e["check"] == "check-7"} == {"unknown"}
-    assert load_receiver_counters(r)["nsca"] | {"updated_at": 0} == {"read": 200, "pushed": 200, "rejected": 0,
+    assert load_receiver_counters(r)["nsca"] | {"updated_at": 0} == {"read": 400, "pushed": 400, "rejected": 0,
                                                                       "updated_at": 0}
     assert receiver.stop() == 0
 
