@@ -28,8 +28,12 @@ class FifoError(ValueError):
     """Raised when the pipe's path cannot be used: not a FIFO, or not readable/creatable."""
 
 
-def prepare_fifo(path: str, mode: int = DEFAULT_MODE) -> bool:
-    """Make sure `path` is a readable FIFO, creating it with `mode` when missing; return True if created."""
+def prepare_fifo(path: str, mode: int = DEFAULT_MODE) -> int:
+    """Open `path` as a FIFO, read-write, creating it with `mode` when missing; return the file descriptor.
+
+    A created pipe appears at `path` already open (made under a temporary name, then linked into
+    place), so a writer that finds the path never finds it without a reader.
+    """
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -38,7 +42,7 @@ def prepare_fifo(path: str, mode: int = DEFAULT_MODE) -> bool:
         raise FifoError(f"{path} exists and is not a named pipe (remove it, or point the receiver elsewhere)")
     if not os.access(path, os.R_OK | os.W_OK):
         raise FifoError(f"the named pipe {path} is not readable and writable by this user")
-    return False
+    return open_fifo(path)
 
 
 def open_fifo(path: str) -> int:
@@ -66,9 +70,8 @@ def read_lines(fd: int) -> Iterator[str | object]:
             pending, skipping = b"", True
 
 
-def read_pipe(path: str, handle: Callable[[str | object], None]) -> None:
-    """Hand every line of the named pipe to `handle`, forever (the pipe is held open read-write)."""
-    fd = open_fifo(path)
+def read_pipe(fd: int, handle: Callable[[str | object], None]) -> None:
+    """Hand every line of the open named pipe to `handle`, forever; close it at the end."""
     try:
         for line in read_lines(fd):
             handle(line)
@@ -76,13 +79,23 @@ def read_pipe(path: str, handle: Callable[[str | object], None]) -> None:
         os.close(fd)
 
 
-def _create(path: str, mode: int) -> bool:
+def _create(path: str, mode: int) -> int:
+    temporary = f"{path}.{os.getpid()}.new"
     try:
-        os.mkfifo(path, mode)
-        os.chmod(path, mode)  # mkfifo applies the umask
-    except FileExistsError:  # a writer created it meanwhile: check what it made
-        return prepare_fifo(path, mode)
+        os.mkfifo(temporary, mode)
+        os.chmod(temporary, mode)  # mkfifo applies the umask
+        fd = open_fifo(temporary)
     except OSError as exc:
         raise FifoError(f"cannot create the named pipe {path}: {exc.strerror}") from None
+    try:
+        os.link(temporary, path)
+    except FileExistsError:  # a writer created the path meanwhile: check what it made
+        os.close(fd)
+        return prepare_fifo(path, mode)
+    except OSError as exc:
+        os.close(fd)
+        raise FifoError(f"cannot create the named pipe {path}: {exc.strerror}") from None
+    finally:
+        os.unlink(temporary)
     log.info("created named pipe %s (mode %o)", path, mode)
-    return True
+    return fd

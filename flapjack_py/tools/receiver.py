@@ -195,14 +195,14 @@ def _run_pipe(config: Config, name: str, path: str, mode: int, buffer: int,
               handle: Callable[[intake.Intake, str | object], None]) -> None:
     """Read the named pipe `path` into the queue until SIGTERM/Ctrl-C, sending what is buffered before exiting."""
     try:
-        fifo.prepare_fifo(path, mode)
+        fd = fifo.prepare_fifo(path, mode)  # open at once: writers find a reader from now on
     except fifo.FifoError as exc:
         raise StartupError(str(exc)) from None
     click.echo(f"{name}-receiver reading {path} (Ctrl-C to stop)")
     with _stop_on_sigterm(), intake_client(config) as client:
         feed = intake.Intake(client, name, config.executive.queue, buffer).start()
         try:
-            fifo.read_pipe(path, lambda line: handle(feed, line))
+            fifo.read_pipe(fd, lambda line: handle(feed, line))
         except KeyboardInterrupt:
             pass
         finally:

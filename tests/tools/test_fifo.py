@@ -10,16 +10,20 @@ import pytest
 from flapjack_py.tools import fifo
 
 
-def test_missing_pipe_is_created_with_its_mode_despite_the_umask(tmp_path):
+def test_missing_pipe_is_created_open_with_its_mode_despite_the_umask(tmp_path):
     path = str(tmp_path / "event_stream.fifo")
     old = os.umask(0o077)
     try:
-        assert fifo.prepare_fifo(path, 0o664) is True
+        fd = fifo.prepare_fifo(path, 0o664)
     finally:
         os.umask(old)
     info = os.stat(path)
     assert stat.S_ISFIFO(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o664
-    assert fifo.prepare_fifo(path, 0o600) is False  # an existing pipe is used as it is
+    assert os.listdir(tmp_path) == ["event_stream.fifo"]  # the temporary name is gone
+    writer = os.open(path, os.O_WRONLY | os.O_NONBLOCK)  # a reader is there already: no ENXIO
+    os.close(writer)
+    os.close(fd)
+    os.close(fifo.prepare_fifo(path, 0o600))  # an existing pipe is used as it is
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o664
 
 
@@ -36,8 +40,7 @@ def test_a_plain_file_or_directory_is_refused(tmp_path):
 
 def test_opened_read_write_a_writer_never_meets_a_closed_pipe(tmp_path):
     path = str(tmp_path / "p")
-    fifo.prepare_fifo(path)
-    fd = fifo.open_fifo(path)
+    fd = fifo.prepare_fifo(path)
     try:
         for n in range(3):  # each writer opens non-blocking (ENXIO without a reader), writes and closes
             w = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
