@@ -37,9 +37,9 @@ from flapjack_py import keys  # noqa: E402
 from flapjack_py.config import load_config  # noqa: E402
 from flapjack_py.delivery import enqueue_alert  # noqa: E402
 from flapjack_py.embedded_redis import EmbeddedRedis  # noqa: E402
+from flapjack_py.render import render_alert  # noqa: E402
 from flapjack_py.store import contacts as contact_store  # noqa: E402
 from flapjack_py.store.events import push_event  # noqa: E402
-from gateways.render import render_alert  # noqa: E402
 from gateways.worker import run_gateway  # noqa: E402
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .events import FAILURE_STATES
 
@@ -54,6 +55,34 @@ class CheckSnapshot:
     @property
     def in_unscheduled_maintenance(self) -> bool:
         return self.unscheduled_start is not None
+
+
+class StateChange(NamedTuple):
+    """A recorded state change: its timestamp, state and summary (None: no summary stored), and for one made
+    by the current batch, its event's position in the batch (-1 for one read from Redis)."""
+
+    ts: int
+    state: str | None
+    summary: str | None
+    at: int = -1
+
+
+def previous_run(stored: list[StateChange], changes: list[StateChange], latest: bool) -> tuple[str | None, str | None]:
+    """(state, summary) of engine.md 4.1 step 5 from the stored history and the batch's earlier changes.
+
+    `stored` are the two newest recorded changes (newest first); `changes` the
+    batch's own, in order, overwriting a stored change of the same second as
+    Redis would. `latest` takes the newest change (the event's own change is
+    not history yet), otherwise the one before it.
+    """
+    merged = {c.ts: (c.state, c.summary) for c in stored}
+    for c in changes:
+        old_summary = merged.get(c.ts, (None, None))[1]
+        merged[c.ts] = (c.state, c.summary if c.summary is not None else old_summary)
+    newest = [merged[ts] for ts in sorted(merged, reverse=True)[:2]]
+    if latest:
+        return newest[0] if newest else (None, None)
+    return newest[1] if len(newest) == 2 else (None, None)
 
 
 def ack_hash(event_id: str) -> str:

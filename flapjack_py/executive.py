@@ -2,9 +2,11 @@
 
 Events are taken in batches (one round trip), their checks' snapshots read in
 one round trip, processed in memory, and committed in one MULTI together with
-their removal from this executive's in-flight list. An event whose filters pass
-first commits the events before it, so the notifier reads what they wrote; its
-own writes and its alerts then commit in one MULTI.
+their removal from this executive's in-flight list. The notifications of a
+batch are handed to the notifier together once its events are processed: it
+reads what they all need in a few round trips and decides them in batch order,
+seeing what the batch's earlier events and decisions changed; their alert
+records and rq jobs commit in the same MULTI.
 """
 
 from __future__ import annotations
@@ -15,19 +17,21 @@ import signal
 import socket
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import redis
 
-from . import filters
-from .checks import CheckSnapshot, ack_hash, max_notified_severity, worst
+from . import delivery, filters
+from .checks import CheckSnapshot, StateChange, ack_hash, max_notified_severity, previous_run, worst
 from .config import Config, load_config
 from .errors import InvalidEvent
 from .events import Event, derived_tags, parse_event
 from .filters.acknowledgement import ack_duration
 from .filters.base import FilterInput, Verdict
 from .notification import Notification, NotificationType, notification_type_for
+from .notifier import Notifier, NotifyRequest
+from .rollup import FactsChange, facts_change
 from .store import checks as check_store
 from .store import decoded, maintenance_series
 from .store import maintenance as maint
@@ -62,16 +66,21 @@ class _Batch:
     in_flight: int = 0  # this batch's events still on the in-flight list
     guard: Any = None  # pipeline WATCHing the in-flight list since it was last checked
     pending: list[WriteBuffer] = field(default_factory=list)  # processed, not yet committed
+    requests: list[NotifyRequest] = field(default_factory=list)  # notifications, in batch order
+    facts: dict[str, list[FactsChange]] = field(default_factory=dict)  # check facts the events changed
+    changes: dict[str, list[StateChange]] = field(default_factory=dict)  # state changes the events recorded
 
 
 class Executive:
     """Processes the event queue. `drain()` works through what is queued; `run()` until stopped."""
 
-    def __init__(self, redis_client: redis.Redis, config: Config | dict[str, Any] | None = None) -> None:
+    def __init__(self, redis_client: redis.Redis, config: Config | dict[str, Any] | None = None,
+                 notifier: Notifier | None = None) -> None:
         self.config = load_config(config)
         self.cfg = self.config.executive
         self.raw = redis_client
         self.client = decoded(redis_client)
+        self.notifier = notifier if notifier is not None else Notifier(redis_client, self.config)
         self.host = socket.getfqdn()
         self.pid = os.getpid()
         self.queue = EventQueue(self.raw, self.cfg.queue, self.host, self.pid)
@@ -250,7 +259,7 @@ class Executive:
         return pipe
 
     def _process_items(self, batch: _Batch, taken: Taken, parsed: list[Event | InvalidEvent | None]) -> None:
-        for raw, claim, item in zip(taken.raws, taken.claims, parsed, strict=True):
+        for index, (raw, claim, item) in enumerate(zip(taken.raws, taken.claims, parsed, strict=True)):
             writes = WriteBuffer()
             writes.raw, writes.claim = raw, claim
             now = int(time.time())
@@ -261,14 +270,15 @@ class Executive:
                 self._reject(writes, raw, now, str(item))
             else:
                 try:
-                    self._process_event(batch, writes, item, raw, now)
+                    self._process_event(batch, writes, item, raw, now, index)
                 except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
                     raise  # not the event's fault: run() retries, the event stays in flight
                 except Exception as exc:  # one bad event must not stop the executive
                     log.exception("%s: processing failed; filed as rejected", item.id)
                     writes = self._rejected(raw, claim, now, f"internal error: {exc!r}")
-            if not writes.committed:
-                batch.pending.append(writes)
+            batch.pending.append(writes)
+        if batch.requests:
+            self._notify_batch(batch)
         self._commit_or_isolate(batch)
 
     def _commit_or_isolate(self, batch: _Batch) -> None:
@@ -321,8 +331,8 @@ class Executive:
             self._check_tags_at = mono
         return self._check_tags
 
-    def _commit(self, batch: _Batch, pending: list[WriteBuffer], notify: Any = None) -> None:
-        """One MULTI: the pending events' writes (and alerts), their in-flight removal, instance TTLs.
+    def _commit(self, batch: _Batch, pending: list[WriteBuffer]) -> None:
+        """One MULTI: the pending events' writes (alerts and rq jobs included), their in-flight removal, instance TTLs.
 
         EXEC fails, and nothing is applied, if another executive took the events back since the guard.
         """
@@ -336,8 +346,7 @@ class Executive:
         for writes in pending:
             merged.merge(writes)
         merged.replay(pipe)
-        if notify is not None:
-            notify(pipe)
+        delivery.enqueue_jobs(self.raw, pipe, merged.jobs)
         self.queue.touch_instance(pipe)
         self.queue.commit(pipe, [writes.claim for writes in pending])
         try:
@@ -360,7 +369,8 @@ class Executive:
 
     # --- one event ---------------------------------------------------------
 
-    def _process_event(self, batch: _Batch, writes: WriteBuffer, event: Event, raw: bytes, now: int) -> None:
+    def _process_event(self, batch: _Batch, writes: WriteBuffer, event: Event, raw: bytes, now: int,
+                       index: int) -> None:
         if self.cfg.archive_events:
             self.queue.archive(writes, raw, now, self.cfg.events_archive_maxage)
         counter = batch.counter
@@ -372,11 +382,13 @@ class Executive:
             snap.registered = True
         tags = event.tags | snap.check_tags | derived_tags(event.entity, event.check)
         if event.is_service:
-            go_on, previous = self._service_event(writes, snap, event, now, counter, tags)
+            go_on, previous = self._service_event(batch, writes, snap, event, now, counter, tags, index)
         else:
             go_on, previous = self._action_event(writes, snap, event, now)
         if go_on and self._filters_pass(writes, snap, event, previous, now):
-            self._notify(batch, writes, snap, event, now, counter, tags)
+            self._notify(batch, writes, snap, event, now, counter, tags, index)
+        if not (event.is_service and event.state in ("acknowledgement", "test_notifications")):
+            batch.facts.setdefault(snap.id, []).append((index, facts_change(snap, event.is_service, event.summary)))
 
     def _ensure_entity(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot) -> None:
         entity_id = batch.entity_ids.get(snap.entity)
@@ -387,8 +399,8 @@ class Executive:
             log.info("new entity %s (id %s)", snap.entity, entity_id)
         snap.entity_id = entity_id
 
-    def _service_event(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int, counter: int,
-                       tags: frozenset[str]) -> tuple[bool, str | None]:
+    def _service_event(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int,
+                       counter: int, tags: frozenset[str], index: int) -> tuple[bool, str | None]:
         if event.state in ("acknowledgement", "test_notifications"):
             log.warning("%s: service event with state %s counted invalid and ignored", event.id, event.state)
             return False, None
@@ -400,7 +412,7 @@ class Executive:
         if previous is None:
             self._new_check_maintenance(writes, snap, tags, now)
             go_on = event.state != "ok"
-        self._update_state(writes, snap, event, now, counter)
+        self._update_state(batch, writes, snap, event, now, counter, index)
         self._refresh_scheduled(writes, snap, now)
         return go_on, previous
 
@@ -422,9 +434,11 @@ class Executive:
         snap.scheduled_start = maint.revalidate_scheduled(writes, snap.entity, snap.check, snap.scheduled_windows, now)
         log.info("%s: new check, scheduled maintenance for %ss", snap.id, duration)
 
-    def _update_state(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int, counter: int) -> None:
+    def _update_state(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int,
+                      counter: int, index: int) -> None:
         if event.state != snap.state:
             check_store.write_state_change(writes, event, now, counter)
+            batch.changes.setdefault(snap.id, []).append(StateChange(now, event.state, event.summary, index))
             log.info("%s: %s -> %s", event.id, snap.state or "(new)", event.state)
             snap.state, snap.last_change = event.state, now
             snap.failing_since = now if event.is_failure else None
@@ -467,43 +481,77 @@ class Executive:
     # --- notification ------------------------------------------------------
 
     def _notify(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int, counter: int,
-                tags: frozenset[str]) -> None:
-        """Generate the notification; commit earlier events, then this one with its alerts."""
-        self._commit(batch, batch.pending)  # the notifier (and 4.1 step 5) must see what earlier events wrote
+                tags: frozenset[str], index: int) -> None:
+        """Generate the notification and queue it for the batch's notifier."""
         notification = self._notification(snap, event, now, counter, tags)
         kinds = [notification.type.value] + ([event.state] if event.is_failure else [])
         check_store.write_notification(writes, event.entity, event.check, kinds, now)
         for kind in kinds:
             snap.last_notifications[kind] = now
         log.info("%s: %s notification (%s)", event.id, notification.type.value, notification.severity)
-        from .notifier import notify
-
-        self._commit(batch, [writes], notify=lambda pipe: notify(self.raw, notification, now, self.config, pipe))
-        writes.committed = True
+        latest = event.is_service and snap.last_change == now  # this event's own change is not history yet
+        batch.requests.append(NotifyRequest(notification, now, index, snap.entity_id, writes, latest=latest))
 
     def _notification(self, snap: CheckSnapshot, event: Event, now: int, counter: int,
                       tags: frozenset[str]) -> Notification:
+        """The notification, without last_state/last_summary (read per batch, see _notify_batch)."""
         notified = max_notified_severity(snap.last_notifications)
         kind = notification_type_for(event)
         if kind is NotificationType.TEST:
             severity = "critical"
         else:
             severity = worst(event.state if event.is_failure else None, notified)
-        last_state, last_summary = self._previous_run(snap, event, now)
         return Notification(
             event_id=event.id, entity=event.entity, check=event.check, state=event.state, type=kind,
             severity=severity, count=counter, event_hash=ack_hash(event.id), summary=event.summary,
             details=event.details, time=event.time,
             duration=ack_duration(event.duration) if event.is_acknowledgement else event.duration,
-            last_state=last_state, last_summary=last_summary,
             state_duration=None if snap.last_change is None else now - snap.last_change, tags=tuple(sorted(tags)),
         )
 
-    def _previous_run(self, snap: CheckSnapshot, event: Event, now: int) -> tuple[str | None, str | None]:
-        """State and summary before the current run of the current state (engine.md 4.1 step 5)."""
-        if event.is_service and snap.last_change == now:  # this event's change is not in Redis yet
-            return check_store.latest_state_change(self.client, event.entity, event.check)
-        return check_store.previous_state_run(self.client, event.entity, event.check)
+    def _notify_batch(self, batch: _Batch) -> None:
+        """Complete the batch's notifications with their previous state run, then have the notifier decide them."""
+        ids = list(dict.fromkeys((r.notification.entity, r.notification.check) for r in batch.requests))
+        stored = check_store.load_recent_state_changes(self.client, ids)
+        for request in batch.requests:
+            n = request.notification
+            earlier = [c for c in batch.changes.get(n.event_id, ()) if c.at < request.index]
+            last_state, last_summary = previous_run(stored[(n.entity, n.check)], earlier, latest=request.latest)
+            request.notification = replace(n, last_state=last_state, last_summary=last_summary)
+        try:
+            self.notifier.notify(batch.requests, batch.facts)
+        except (redis.ConnectionError, redis.TimeoutError):
+            raise
+        except Exception:
+            log.exception("notifying %d events together failed; notifying them one at a time", len(batch.requests))
+            self._notify_one_by_one(batch)
+            return
+        for request in batch.requests:
+            if request.error is not None:
+                self._reject_notified(batch, request)
+
+    def _notify_one_by_one(self, batch: _Batch) -> None:
+        """Fallback: commit the events before each notification, then notify it alone (as separate batches would)."""
+        for request in batch.requests:
+            at = next(i for i, w in enumerate(batch.pending) if w is request.writes)
+            before = batch.pending[:at]
+            del batch.pending[:at]
+            self._commit(batch, before)
+            try:
+                self.notifier.notify([request])
+            except (redis.ConnectionError, redis.TimeoutError):
+                raise
+            except Exception as exc:
+                log.exception("%s: notifying failed", request.notification.event_id)
+                request.error = exc
+            if request.error is not None:
+                self._reject_notified(batch, request)
+
+    def _reject_notified(self, batch: _Batch, request: NotifyRequest) -> None:
+        """File the event whose notification failed as rejected, in place of its writes."""
+        at = next(i for i, w in enumerate(batch.pending) if w is request.writes)
+        batch.pending[at] = self._rejected(request.writes.raw, request.writes.claim, request.now,
+                                           f"internal error: {request.error!r}")
 
 
 def new_entity_id(name: str) -> str:

@@ -1,9 +1,13 @@
-"""The notifier: a notification -> alerts per contact and medium, with rules, intervals and rollup (engine.md 5).
+"""The notifier: a batch's notifications -> alerts per contact and medium, with rules, intervals and rollup
+(engine.md 5).
 
-`notify` does every read at once (in a few batched round trips) and queues
-every write on the executive's MULTI pipeline, so an event's state, its
-alerting bookkeeping and its alert records/rq jobs commit together. The
-decisions (`decide_rollup`, `build_alert`, flapjack_py.rules) are pure.
+`Notifier.notify` reads what every notification of a batch needs at once
+(flapjack_py.store.notify_data), then decides notification by notification in
+batch order on an in-memory view that each decision updates (drop keys,
+alerting sets, check facts), so a batch decides exactly what the same events
+in consecutive batches would. Every write (automatic general rules, drop keys,
+alerting sets, alert records and rq jobs) goes into the notifying event's
+WriteBuffer, which the executive commits in the batch's one MULTI.
 """
 
 from __future__ import annotations
@@ -11,23 +15,23 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
 
 from . import delivery
 from .config import KNOWN_MEDIA, Config
-from .notification import Notification, NotificationType
+from .notification import Notification
 from .redaction import mask_address
+from .rollup import FactsChange, RollupDecision, after_decision, current_check_facts, decide_rollup, facts_before
 from .rules import NotificationRule, select_media
-from .store import contacts as contact_store
-from .store import entities as entity_store
 from .store import rollup as rollup_store
 from .store import rules as rule_store
-from .store.client import str_client
 from .store.contacts import Contact, ContactDetails, Medium
-from .store.rollup import AlertingSet, CheckFacts
+from .store.notify_data import NotifiedCheck, NotifyData, drop_keys, load_notify_data
+from .store.rollup import FAILURE_STATES, AlertingSet, CheckFacts
+from .store.writes import WriteBuffer
 from .time_restrictions import load_zone
 
 log = logging.getLogger(__name__)
@@ -36,189 +40,174 @@ NOTIFY_LOG_SEPARATOR = " | "
 
 Target = tuple[ContactDetails, Medium]
 
-
-@dataclass(frozen=True)
-class RollupDecision:
-    """What rollup (engine.md 5.4) decides for one contact medium and notification."""
-
-    rollup: str = ""  # "", "problem" or "recovery"
-    skip: bool = False  # in rollup and its drop_rollup key is live: no alert on this medium
-    add: bool = False  # ZADD this check to the alerting set
-    removed: tuple[str, ...] = ()  # members cleaned out of the set
-    members: tuple[str, ...] = ()  # the set after adding and cleaning, in set order
-    drop_rollup: str | None = None  # "set" or "clear" the drop_rollup key, or None
-    threshold: int | None = None
-
-
 _NOT_READ = AlertingSet(members={}, drop_rollup=False)
 """Stands for the alerting set of a medium without rollup threshold, which is not read."""
 
 
-def notify(connection: redis.Redis, notification: Notification, now: int, config: Config,
-           pipe: redis.client.Pipeline) -> list[dict[str, Any]]:
-    """Turn a notification into alerts; return the alert payloads emitted.
+@dataclass
+class NotifyRequest:
+    """One notification of a batch: its event's position in the batch and the buffer its writes go to."""
 
-    `connection` is the raw (bytes) client rq needs; reads happen now, every
-    write (automatic general rules, drop keys, alerting sets, alert records, rq
-    jobs) is queued on `pipe`, a transactional pipeline already in MULTI mode.
-    """
-    client = str_client(connection)
-    contacts = _contacts_of(client, notification)
-    if not contacts:
-        write_notify_log(config, notification.event_id, notification.type.value, "NO CONTACTS")
-        return []
-    targets = _targets(client, contacts, notification, now, config, pipe)
-    dropped = rollup_store.load_dropped_media(client, _pairs(targets), notification.event_id, notification.state)
-    targets = [t for t in targets if (t[0].contact.id, t[1].type) not in dropped]
-    sets = _alerting_sets(client, targets)
-    facts = _check_facts(client, notification, now, sets.values())
-    alerts = []
-    for details, medium in targets:
-        decision = decide_rollup(notification, details.contact.id, medium, sets[(details.contact.id, medium.type)],
-                                 facts, now)
-        _write_rollup(pipe, details.contact.id, medium, notification.event_id, decision, now)
-        if decision.skip:
-            log.info("%s: %s of contact %s in rollup, held back", notification.event_id, medium.type,
-                     details.contact.id)
-            continue
-        alert = build_alert(notification, details.contact, medium, decision, facts, now)
-        if _emit(connection, pipe, notification, medium, alert, config):
-            alerts.append(alert)
-    return alerts
+    notification: Notification
+    now: int
+    index: int
+    entity_id: str | None
+    writes: WriteBuffer
+    latest: bool = False  # its event changed the state just now (executive: its previous run is the newest change)
+    alerts: list[dict[str, Any]] = field(default_factory=list)  # filled by Notifier.notify
+    error: Exception | None = None  # set when deciding this notification failed (its event is rejected)
 
 
-# --- who and which media (engine.md 5.1, 5.2) -----------------------------
+class Notifier:
+    """Turns notifications into alerts. Built once per executive; `notify` is called once per batch."""
+
+    def __init__(self, connection: redis.Redis, config: Config) -> None:
+        self.connection = connection  # raw (bytes) client: rq needs it
+        self.config = config
+
+    def notify(self, requests: Sequence[NotifyRequest],
+               changes: Mapping[str, Sequence[FactsChange]] | None = None) -> None:
+        """Decide and write the alerts of `requests` (in batch order).
+
+        `changes` are the check facts the batch's events changed (check id ->
+        changes in batch order); a notification sees those of events before it.
+        A notification whose decisions raise gets `error` set; the others go on.
+        """
+        checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state)
+                  for r in requests]
+        view = _BatchView(self.connection, load_notify_data(self.connection, checks), changes or {})
+        for request in requests:
+            try:
+                request.alerts = self._notify_one(view, request)
+            except Exception as exc:  # one notification's bug must not cost the batch its alerts
+                log.exception("%s: notifying failed", request.notification.event_id)
+                request.error = exc
+
+    def _notify_one(self, view: _BatchView, request: NotifyRequest) -> list[dict[str, Any]]:
+        notification, now, writes = request.notification, request.now, request.writes
+        contacts = view.contacts_of(notification.event_id)
+        if not contacts:
+            write_notify_log(self.config, notification.event_id, notification.type.value, "NO CONTACTS")
+            return []
+        targets = [t for d in contacts for t in self._contact_targets(d, view.rules_of(d, writes), notification, now)]
+        targets = [t for t in targets if not view.dropped(t[0].contact.id, t[1].type, notification)]
+        alerts = []
+        for details, medium in targets:
+            cid = details.contact.id
+            alerting = view.alerting_set(cid, medium)
+            facts = view.facts_for(request, alerting)
+            decision = decide_rollup(notification, cid, medium, alerting, facts, now)
+            _write_rollup(writes, cid, medium, notification.event_id, decision, now)
+            view.alerting[(cid, medium.type)] = after_decision(alerting, decision, notification.event_id, now)
+            if decision.skip:
+                log.info("%s: %s of contact %s in rollup, held back", notification.event_id, medium.type, cid)
+                continue
+            alert = build_alert(notification, details.contact, medium, decision, facts, now)
+            if self._emit(view, writes, notification, medium, alert):
+                alerts.append(alert)
+        return alerts
+
+    def _contact_targets(self, details: ContactDetails, rules: Sequence[NotificationRule],
+                         notification: Notification, now: int) -> list[Target]:
+        """(contact, medium) pairs the rules select, in contact_media hash order (engine.md 5.2)."""
+        cid = details.contact.id
+        if not details.media:
+            log.info("%s: contact %s has no media, skipped", notification.event_id, cid)
+            return []
+        zone = load_zone(details.contact.timezone, self.config.executive.default_contact_timezone)
+        choice = select_media(rules, notification.entity, notification.tags, notification.severity, now, zone)
+        if choice.blackholed:
+            log.info("%s: contact %s blackholes %s, no alerts", notification.event_id, cid, notification.severity)
+            return []
+        targets = []
+        for name, medium in details.media.items():
+            if name not in choice.media:
+                continue
+            if not medium.address:
+                log.info("%s: contact %s has no address for %s, skipped", notification.event_id, cid, name)
+                continue
+            targets.append((details, medium))
+        return targets
+
+    def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
+              alert: dict[str, Any]) -> bool:
+        """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
+        write_notify_log(self.config, notification.event_id, notification.type.value, alert["contact"],
+                         medium.type, medium.address)
+        if medium.type not in KNOWN_MEDIA:
+            log.error("%s: alert %s for contact %s: unknown medium %r, skipped", notification.event_id,
+                      alert["id"], alert["contact"], medium.type)
+            return False
+        view.set_interval(writes, alert["contact"], medium, notification)
+        delivery.add_alert(writes, alert, self.config)
+        log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
+                 alert["id"], alert["rollup"] or "none", alert["contact"], medium.type)
+        return True
 
 
-def _contacts_of(client: redis.Redis, notification: Notification) -> list[ContactDetails]:
-    ids = entity_store.contact_ids_for_check(client, notification.entity, notification.check)
-    return contact_store.load_contact_details(client, ids)
+class _BatchView:
+    """The notifier's reads for a batch, kept up to date with the batch's own decisions."""
+
+    def __init__(self, client: redis.Redis, data: NotifyData, changes: Mapping[str, Sequence[FactsChange]]) -> None:
+        self.client = client
+        self.data = data
+        self.changes = changes
+        self.alerting = dict(data.alerting)
+        self.drops = set(data.drops)
+        self._rules: dict[str, list[NotificationRule]] = {}
+
+    def contacts_of(self, check_id: str) -> list[ContactDetails]:
+        return [self.data.contacts[cid] for cid in self.data.contact_ids.get(check_id, ())]
+
+    def rules_of(self, details: ContactDetails, writes: WriteBuffer) -> list[NotificationRule]:
+        """A contact's rules; its automatic general rule is created (into `writes`) once per batch."""
+        cid = details.contact.id
+        if cid not in self._rules:
+            found = [self.data.rules[rid] for rid in details.rule_ids if rid in self.data.rules]
+            self._rules[cid] = rule_store.ensure_general_rule(self.client, cid, found, pipe=writes)  # type: ignore[arg-type]
+        return self._rules[cid]
+
+    def dropped(self, contact_id: str, medium: str, notification: Notification) -> bool:
+        return any(k in self.drops for k in drop_keys(contact_id, medium, notification.event_id, notification.state))
+
+    def alerting_set(self, contact_id: str, medium: Medium) -> AlertingSet:
+        if medium.effective_rollup_threshold is None:
+            return _NOT_READ
+        return self.alerting.get((contact_id, medium.type), _NOT_READ)
+
+    def facts_for(self, request: NotifyRequest, alerting: AlertingSet) -> dict[str, CheckFacts]:
+        """Facts of the set's members and of the notified check, as the batch's earlier events left them."""
+        notified = request.notification.event_id
+        facts = {m: self._facts(m, request.index) for m in alerting.members if m != notified}
+        facts[notified] = current_check_facts(request.notification, self._facts(notified, request.index),
+                                              request.now)
+        return facts
+
+    def _facts(self, check_id: str, index: int) -> CheckFacts:
+        stored = self.data.facts.get(check_id) or CheckFacts(check_id=check_id)
+        return facts_before(stored, self.changes.get(check_id, ()), index)
+
+    def set_interval(self, writes: WriteBuffer, contact_id: str, medium: Medium, notification: Notification) -> None:
+        """Reset (recovery, ack) or set the per-state interval key (engine.md 5.5 step 4), here and in Redis."""
+        event_id = notification.event_id
+        if notification.state in ("ok", "acknowledgement"):
+            rollup_store.clear_interval_drops(writes, contact_id, medium.type, event_id)
+            self.drops -= {drop_keys(contact_id, medium.type, event_id, s)[3] for s in FAILURE_STATES}
+        else:
+            rollup_store.set_interval_drop(writes, contact_id, medium.type, event_id, notification.state,
+                                           medium.effective_interval)
+            self.drops.add(drop_keys(contact_id, medium.type, event_id, notification.state)[3])
 
 
-def _targets(client: redis.Redis, contacts: Sequence[ContactDetails], notification: Notification, now: int,
-             config: Config, pipe: redis.client.Pipeline) -> list[Target]:
-    """(contact, medium) pairs the rules select, in contact then contact_media hash order."""
-    rules = _rules_by_contact(client, contacts, pipe)
-    targets: list[Target] = []
-    for details in contacts:
-        targets += _contact_targets(details, rules[details.contact.id], notification, now, config)
-    return targets
-
-
-def _rules_by_contact(client: redis.Redis, contacts: Sequence[ContactDetails],
-                      pipe: redis.client.Pipeline) -> dict[str, list[NotificationRule]]:
-    """Every contact's rules in one round trip; automatic general rules are written to `pipe`."""
-    loaded = {rule.id: rule for rule in rule_store.load_rules_by_id(
-        client, [rid for details in contacts for rid in details.rule_ids])}
-    return {d.contact.id: rule_store.ensure_general_rule(
-        client, d.contact.id, [loaded[rid] for rid in d.rule_ids if rid in loaded], pipe=pipe) for d in contacts}
-
-
-def _contact_targets(details: ContactDetails, rules: Sequence[NotificationRule], notification: Notification,
-                     now: int, config: Config) -> list[Target]:
-    cid = details.contact.id
-    if not details.media:
-        log.info("%s: contact %s has no media, skipped", notification.event_id, cid)
-        return []
-    zone = load_zone(details.contact.timezone, config.executive.default_contact_timezone)
-    choice = select_media(rules, notification.entity, notification.tags, notification.severity, now, zone)
-    if choice.blackholed:
-        log.info("%s: contact %s blackholes %s, no alerts", notification.event_id, cid, notification.severity)
-        return []
-    targets = []
-    for name, medium in details.media.items():
-        if name not in choice.media:
-            continue
-        if not medium.address:
-            log.info("%s: contact %s has no address for %s, skipped", notification.event_id, cid, name)
-            continue
-        targets.append((details, medium))
-    return targets
-
-
-def _alerting_sets(client: redis.Redis, targets: Sequence[Target]) -> dict[tuple[str, str], AlertingSet]:
-    """The alerting sets rollup decisions need: only media with a rollup threshold are read."""
-    with_threshold = [(d.contact.id, m.type) for d, m in targets if m.effective_rollup_threshold is not None]
-    sets = rollup_store.load_alerting_sets(client, with_threshold)
-    return {pair: sets.get(pair, _NOT_READ) for pair in _pairs(targets)}
-
-
-def _pairs(targets: Sequence[Target]) -> list[tuple[str, str]]:
-    return [(details.contact.id, medium.type) for details, medium in targets]
-
-
-# --- rollup (engine.md 5.4) -----------------------------------------------
-
-
-def _check_facts(client: redis.Redis, notification: Notification, now: int,
-                 sets: Any) -> dict[str, CheckFacts]:
-    """Facts of every check in the alerting sets, and of the notified check as this event leaves it."""
-    ids = {member for alerting in sets for member in alerting.members}
-    ids.add(notification.event_id)
-    facts = rollup_store.load_check_facts(client, ids)
-    facts[notification.event_id] = current_check_facts(notification, facts[notification.event_id], now)
-    return facts
-
-
-def current_check_facts(notification: Notification, stored: CheckFacts, now: int) -> CheckFacts:
-    """The notified check's facts once this event's own (not yet executed) writes apply.
-
-    The notification passed both maintenance filters, so no maintenance is in
-    force, except the unscheduled maintenance an acknowledgement creates. A
-    service event makes the check current and stores its state and summary.
-    """
-    if notification.type is NotificationType.ACKNOWLEDGEMENT:
-        return replace(stored, in_scheduled_maintenance=False, in_unscheduled_maintenance=True)
-    if notification.type is NotificationType.TEST:
-        return replace(stored, in_scheduled_maintenance=False, in_unscheduled_maintenance=False)
-    last_change = stored.last_change
-    if notification.state_duration is not None:
-        last_change = now - notification.state_duration
-    return replace(stored, state=notification.state, enabled=True, summary=notification.summary or "",
-                   last_change=last_change, in_scheduled_maintenance=False, in_unscheduled_maintenance=False)
-
-
-def decide_rollup(notification: Notification, contact_id: str, medium: Medium, alerting: AlertingSet,
-                  facts: Mapping[str, CheckFacts], now: int) -> RollupDecision:
-    """Add, clean, and decide rollup problem/recovery/none or skip for one contact medium. Pure.
-
-    Without a rollup threshold nothing reads the set for a decision, so only the
-    notified check is cleaned (cleaning every member is O(set size) per alert).
-    """
-    if medium.effective_rollup_threshold is None:
-        gone = () if facts[notification.event_id].alerting_for(contact_id) else (notification.event_id,)
-        return RollupDecision(add=notification.is_problem, removed=gone)
-    members = dict(alerting.members)
-    add = notification.is_problem
-    if add:
-        members[notification.event_id] = float(now)
-    ordered = [m for m, _ in sorted(members.items(), key=lambda item: (item[1], item[0]))]
-    removed = tuple(m for m in ordered if not facts[m].alerting_for(contact_id))
-    kept = tuple(m for m in ordered if m not in removed)
-    threshold = medium.effective_rollup_threshold
-    base = RollupDecision(add=add, removed=removed, members=kept, threshold=threshold)
-    if threshold is None:
-        return base
-    recovered = len(ordered) >= threshold and len(removed) > len(ordered) - threshold
-    if len(kept) >= threshold:
-        if alerting.drop_rollup:
-            return replace(base, skip=True)
-        is_recovery = notification.type is NotificationType.RECOVERY
-        return replace(base, rollup="problem", drop_rollup="clear" if is_recovery else "set")
-    if recovered:
-        return replace(base, rollup="recovery", drop_rollup="clear")
-    return base
-
-
-def _write_rollup(pipe: redis.client.Pipeline, contact_id: str, medium: Medium, event_id: str,
+def _write_rollup(writes: WriteBuffer, contact_id: str, medium: Medium, event_id: str,
                   decision: RollupDecision, now: int) -> None:
     if decision.add:
-        rollup_store.add_alerting_check(pipe, contact_id, medium.type, event_id, now)
-    rollup_store.remove_alerting_checks(pipe, contact_id, medium.type, decision.removed)
+        rollup_store.add_alerting_check(writes, contact_id, medium.type, event_id, now)
+    rollup_store.remove_alerting_checks(writes, contact_id, medium.type, decision.removed)
     if decision.drop_rollup == "set":
-        rollup_store.set_drop_rollup(pipe, contact_id, medium.type, medium.effective_interval)
+        rollup_store.set_drop_rollup(writes, contact_id, medium.type, medium.effective_interval)
     elif decision.drop_rollup == "clear":
-        rollup_store.clear_drop_rollup(pipe, contact_id, medium.type)
+        rollup_store.clear_drop_rollup(writes, contact_id, medium.type)
 
 
 # --- alerts (engine.md 5.5) -----------------------------------------------
@@ -249,33 +238,6 @@ def build_alert(notification: Notification, contact: Contact, medium: Medium, de
 def _rollup_entry(facts: CheckFacts, now: int) -> dict[str, Any]:
     duration = now - facts.last_change if facts.last_change is not None else 0
     return {"duration": duration, "state": facts.state, "summary": facts.summary or ""}
-
-
-def _emit(connection: redis.Redis, pipe: redis.client.Pipeline, notification: Notification, medium: Medium,
-          alert: dict[str, Any], config: Config) -> bool:
-    """Log, reset/set the interval keys, render and record/enqueue one alert; False when skipped."""
-    write_notify_log(config, notification.event_id, notification.type.value, alert["contact"], medium.type,
-                     medium.address)
-    if medium.type not in KNOWN_MEDIA:
-        log.error("%s: alert %s for contact %s: unknown medium %r, skipped", notification.event_id, alert["id"],
-                  alert["contact"], medium.type)
-        return False
-    if notification.state in ("ok", "acknowledgement"):
-        rollup_store.clear_interval_drops(pipe, alert["contact"], medium.type, notification.event_id)
-    else:
-        rollup_store.set_interval_drop(pipe, alert["contact"], medium.type, notification.event_id,
-                                       notification.state, medium.effective_interval)
-    alert["subject"], alert["body"] = _render(alert, config)
-    delivery.enqueue_alert(connection, pipe, alert, config)
-    log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
-             alert["id"], alert["rollup"] or "none", alert["contact"], medium.type)
-    return True
-
-
-def _render(alert: Mapping[str, Any], config: Config) -> tuple[str, str]:
-    from gateways.render import render_alert  # gateways is a sibling package; import late to avoid a cycle
-
-    return render_alert(alert, config)
 
 
 def write_notify_log(config: Config, *fields: str) -> None:

@@ -21,9 +21,9 @@ from typing import Any
 
 import requests
 
+from flapjack_py import render
 from flapjack_py.config import load_config
 
-from . import render
 from .base import Gateway, PermanentError, TransientError
 
 log = logging.getLogger(__name__)

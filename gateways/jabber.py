@@ -34,11 +34,11 @@ from slixmpp.xmlstream.xmlstream import NotConnectedError
 
 from flapjack_py.config import Config
 from flapjack_py.connection import open_redis
+from flapjack_py.render import local_time
 from flapjack_py.supervisor import EXIT_CONFIG
 
 from . import base, worker
 from .jabber_bot import Bot, BotSettings, command_in_chat, command_in_room
-from .render import local_time
 
 log = logging.getLogger(__name__)
 

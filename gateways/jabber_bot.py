@@ -27,11 +27,11 @@ from flapjack_py.errors import InvalidDuration
 from flapjack_py.events import FAILURE_STATES
 from flapjack_py.patterns import InvalidPattern, Match, Pattern, escape
 from flapjack_py.patterns import compile_pattern as compile_re2
+from flapjack_py.render import local_time
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
 from flapjack_py.store.events import push_event
-from gateways.render import local_time
 
 log = logging.getLogger(__name__)
 

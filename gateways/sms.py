@@ -9,7 +9,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from . import render
+from flapjack_py import render
+
 from .base import Gateway, PermanentError, TransientError
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,8 @@ import boto3
 import botocore.exceptions
 import requests
 
-from . import render
+from flapjack_py import render
+
 from .base import Gateway, PermanentError, TransientError
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ import redis
 
 from flapjack_py.config import Config
 from flapjack_py.delivery import enqueue_alert
-from gateways.render import render_alert
+from flapjack_py.render import render_alert
 
 
 def enqueue_like_notifier(client: redis.Redis, config: Config, alert: dict[str, Any]) -> dict[str, Any]:

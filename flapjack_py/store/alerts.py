@@ -14,6 +14,7 @@ import redis
 from .. import keys
 from . import metrics
 from .client import text, to_int
+from .writes import Writes
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +33,14 @@ class AlertStatus:
 
 
 def to_record(alert: Mapping[str, Any]) -> dict[str, str]:
-    """The alert:ID hash fields of an alert payload (None -> '')."""
-    return {f: "" if alert.get(f) is None else str(alert.get(f)) for f in RECORD_FIELDS}
+    """The alert:ID hash fields of an alert payload (None -> ''), and its `error` when it has one."""
+    record = {f: "" if alert.get(f) is None else str(alert.get(f)) for f in RECORD_FIELDS}
+    if alert.get("error"):
+        record["error"] = str(alert["error"])
+    return record
 
 
-def add_alert(pipe: redis.client.Pipeline, alert: Mapping[str, Any], retention: int) -> None:
+def add_alert(pipe: Writes, alert: Mapping[str, Any], retention: int) -> None:
     """Record `alert` (with `status` set) and index it; every key expires after `retention` s."""
     alert_id, ts = alert["id"], int(alert["timestamp"])
     entity, check = keys.split_check_id(alert["check"])

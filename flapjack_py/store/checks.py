@@ -13,7 +13,7 @@ from typing import Any
 import redis
 
 from .. import keys, scripts
-from ..checks import NOTIFICATION_KINDS, CheckSnapshot, to_int
+from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange, to_int
 from ..events import Event, parse_perfdata
 from .writes import Writes
 
@@ -129,6 +129,21 @@ def write_notification(pipe: Writes, entity: str, check: str, kinds: Iterable[st
 
 
 # --- reads used by the executive, API, bot and notifier --------------------
+
+
+def load_recent_state_changes(client: redis.Redis, check_ids: Sequence[tuple[str, str]]
+                              ) -> dict[tuple[str, str], list[StateChange]]:
+    """The two newest recorded state changes (newest first) of each check, in two round trips."""
+    p = client.pipeline(transaction=False)
+    for entity, check in check_ids:
+        p.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)
+    stamps = [[_s(ts) for ts in found] for found in p.execute()]
+    for (entity, check), found in zip(check_ids, stamps, strict=True):
+        for ts in found:
+            p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
+    values = iter(p.execute())
+    return {ids: [StateChange(int(float(ts)), *map(_opt, next(values))) for ts in found]
+            for ids, found in zip(check_ids, stamps, strict=True)}
 
 
 def previous_state_run(client: redis.Redis, entity: str, check: str) -> tuple[str | None, str | None]:

@@ -15,6 +15,7 @@ import redis
 
 from .. import keys, scripts
 from .client import str_client, to_int
+from .writes import Writes
 
 log = logging.getLogger(__name__)
 
@@ -104,34 +105,34 @@ def _facts_script(client: redis.Redis) -> Any:
 # --- writes into the caller's pipeline ------------------------------------
 
 
-def add_alerting_check(pipe: redis.client.Pipeline, contact_id: str, medium: str, event_id: str, now: int) -> None:
+def add_alerting_check(pipe: Writes, contact_id: str, medium: str, event_id: str, now: int) -> None:
     """ZADD contact_alerting_checks:CID:media:M now E:C."""
     pipe.zadd(keys.contact_alerting_checks(contact_id, medium), {event_id: now})
 
 
-def remove_alerting_checks(pipe: redis.client.Pipeline, contact_id: str, medium: str, check_ids: Sequence[str]) -> None:
+def remove_alerting_checks(pipe: Writes, contact_id: str, medium: str, check_ids: Sequence[str]) -> None:
     """ZREM cleaned checks from a contact medium's alerting set."""
     if check_ids:
         pipe.zrem(keys.contact_alerting_checks(contact_id, medium), *check_ids)
 
 
-def set_drop_rollup(pipe: redis.client.Pipeline, contact_id: str, medium: str, interval: int) -> None:
+def set_drop_rollup(pipe: Writes, contact_id: str, medium: str, interval: int) -> None:
     """Hold back rollup alerts on a medium for `interval` seconds."""
     pipe.set(keys.drop_rollup_alerts_for_contact(contact_id, medium), DROP_MARKER, ex=interval)
 
 
-def clear_drop_rollup(pipe: redis.client.Pipeline, contact_id: str, medium: str) -> None:
+def clear_drop_rollup(pipe: Writes, contact_id: str, medium: str) -> None:
     """DEL drop_rollup_alerts_for_contact:CID:M."""
     pipe.delete(keys.drop_rollup_alerts_for_contact(contact_id, medium))
 
 
-def set_interval_drop(pipe: redis.client.Pipeline, contact_id: str, medium: str, event_id: str, state: str,
+def set_interval_drop(pipe: Writes, contact_id: str, medium: str, event_id: str, state: str,
                       interval: int) -> None:
     """SET drop_alerts_for_contact:CID:M:E:C:STATE d with TTL `interval` (repeat alerts held back)."""
     pipe.set(keys.drop_alerts_for_contact(contact_id, medium, event_id, state), DROP_MARKER, ex=interval)
 
 
-def clear_interval_drops(pipe: redis.client.Pipeline, contact_id: str, medium: str, event_id: str) -> None:
+def clear_interval_drops(pipe: Writes, contact_id: str, medium: str, event_id: str) -> None:
     """DEL the warning/critical/unknown interval keys of a check (recovery or acknowledgement)."""
     pipe.delete(*(keys.drop_alerts_for_contact(contact_id, medium, event_id, s) for s in FAILURE_STATES))
 

@@ -15,8 +15,12 @@ class WriteBuffer:
     HSET, HINCRBY, SET, RPUSH, ZADD and ZREM are merged per key (last write wins,
     increments add up, pushes keep their order) so a batch of events costs a few
     commands per key instead of a dozen per event. Within the executive no key
-    mixes these with the other, recorded-in-order commands (DEL, SETEX, LPUSH...),
-    so applying the merged ones last keeps every key's final value.
+    mixes these with the other, recorded-in-order commands (DEL, SETEX, SET with
+    `ex`, LPUSH...), so applying the merged ones after those keeps every key's
+    final value. EXPIREs are applied last, once the keys they time exist.
+
+    `jobs` holds rq job data (flapjack_py.delivery) the committer enqueues on
+    the same MULTI after the writes.
     """
 
     def __init__(self) -> None:
@@ -26,6 +30,8 @@ class WriteBuffer:
         self.strings: dict[str, Any] = {}
         self.lists: dict[str, list[Any]] = {}
         self.zsets: dict[str, dict[str, Any]] = {}  # member -> score, or None when removed
+        self.expires: dict[str, int] = {}
+        self.jobs: list[Any] = []
         self.committed = False  # committed on its own (with its alerts), not with the batch
         self.raw: bytes = b""  # the event these writes belong to (for the reject fallback)
         self.claim = ""  # its check's claim key ('' = none), released when the writes commit
@@ -45,8 +51,14 @@ class WriteBuffer:
         fields = self.incrs.setdefault(key, {})
         fields[field] = fields.get(field, 0) + amount
 
-    def set(self, key: str, value: Any) -> None:
-        self.strings[key] = value
+    def set(self, key: str, value: Any, ex: int | None = None) -> None:
+        if ex is None:
+            self.strings[key] = value
+        else:
+            self.calls.append(("set", (key, value), {"ex": ex}))
+
+    def expire(self, key: str, seconds: int) -> None:
+        self.expires[key] = seconds
 
     def rpush(self, key: str, *values: Any) -> None:
         self.lists.setdefault(key, []).extend(values)
@@ -70,6 +82,8 @@ class WriteBuffer:
             self.rpush(key, *values)
         for key, members in other.zsets.items():
             self.zsets.setdefault(key, {}).update(members)
+        self.expires.update(other.expires)
+        self.jobs += other.jobs
 
     def replay(self, pipe: Any) -> None:
         for name, args, kwargs in self.calls:
@@ -90,6 +104,8 @@ class WriteBuffer:
                 pipe.zadd(key, scored)
             if removed:
                 pipe.zrem(key, *removed)
+        for key, seconds in self.expires.items():
+            pipe.expire(key, seconds)
 
 
 Writes = Union["redis.client.Pipeline", WriteBuffer]

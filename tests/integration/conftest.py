@@ -8,8 +8,6 @@ Notifications are observed through the keys the executive writes (`E:C:last_<typ
 from __future__ import annotations
 
 import json
-import sys
-import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,6 +16,7 @@ import redis
 
 from flapjack_py.executive import Executive
 from flapjack_py.notification import Notification
+from flapjack_py.notifier import Notifier
 
 ENTITY = "web-01.example.com"
 CHECK = "HTTP"
@@ -38,24 +37,17 @@ def event() -> Callable[..., dict[str, Any]]:
 
 @pytest.fixture
 def notifications(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Notification]]:
-    """Every Notification the executive hands to flapjack_py.notifier.notify, in order (nothing is alerted).
+    """Every Notification the executive hands to its notifier, in batch order (nothing is alerted).
 
     Not autouse: test modules that want the notifier replaced say so with
     `pytestmark = pytest.mark.usefixtures("notifications")`.
     """
     calls: list[Notification] = []
 
-    def record(raw_client: Any, notification: Notification, now: int, config: Any, pipe: Any) -> None:
-        calls.append(notification)
+    def record(self: Notifier, requests: Any, changes: Any = None) -> None:
+        calls.extend(request.notification for request in requests)
 
-    try:
-        import flapjack_py.notifier as notifier
-    except ImportError:  # the notifier is written elsewhere; stand in for it
-        stub = types.ModuleType("flapjack_py.notifier")
-        stub.notify = record  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "flapjack_py.notifier", stub)
-    else:
-        monkeypatch.setattr(notifier, "notify", record)
+    monkeypatch.setattr(Notifier, "notify", record)
     yield calls
 
 

@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pytest
 import redis
+from rq.job import Job
+from rq.serializers import JSONSerializer
 
 from flapjack_py import keys
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
+from flapjack_py.store import contacts as contact_store
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -173,3 +176,117 @@ def test_a_command_redis_refuses_inside_exec_does_not_lose_or_repeat_the_batch(
     assert [real_r.hget(keys.check("e", c), "state") for c in ("a", "odd", "b")] == [b"ok"] * 3
     assert in_flight(real_r) == 0 and real_r.llen("events") == 0
     assert "command #" in caplog.text and "failed" in caplog.text
+
+
+# --- a storm: batches with alerts and rq jobs -------------------------------------------------------
+
+STORM_CHECKS = 30
+STORM_CONFIG = {"executive": {"new_check_scheduled_maintenance_duration": 0, "batch_size": 100},
+                "gateways": {"email": {"enabled": True}, "sms": {"enabled": True}}}
+
+
+def storm_stream(n: int, seed: int = 11) -> list[dict[str, object]]:
+    """Checks failing and recovering together, so most batches carry many alerts."""
+    rng = random.Random(seed)
+    return [{"type": "service", "entity": f"host{c % 5}", "check": f"check{c}", "summary": f"event {i}",
+             "state": rng.choice(["ok", "critical", "warning"]), "initial_failure_delay": 0,
+             "repeat_failure_delay": 0} for i, c in enumerate(rng.randrange(STORM_CHECKS) for _ in range(n))]
+
+
+def add_storm_contacts(client: redis.Redis) -> None:
+    for cid in ("ada", "bob"):
+        contact_store.create_contact(client, {"id": cid, "first_name": cid, "media": {"email": f"{cid}@x",
+                                                                                      "sms": f"+{len(cid)}"}})
+        client.sadd(keys.contacts_for(keys.ALL_ENTITIES_ID), cid)
+
+
+def alert_outcome(client: redis.Redis) -> tuple[Counter[tuple[str, ...]], Counter[str]]:
+    """(alert records as (check, contact, medium, type, state), rq job ids queued per alert id)."""
+    records: Counter[tuple[str, ...]] = Counter()
+    queued: Counter[str] = Counter()
+    for record in alert_records(client):
+        records[(record["check"], record["contact"], record["media"], record["type"], record["state"])] += 1
+    for medium in ("email", "sms"):
+        queued.update(i.decode() for i in client.lrange(f"rq:queue:{medium}", 0, -1))
+    return records, queued
+
+
+def alert_records(client: redis.Redis) -> list[dict[str, str]]:
+    """Every alert record, with the event counter its rq job's payload carries (None: no job)."""
+    records = [{k.decode(): v.decode() for k, v in client.hgetall(keys.alert(i.decode())).items()}
+               for i in client.zrange(keys.alerts(), 0, -1)]
+    jobs = Job.fetch_many([r["id"] for r in records], connection=client, serializer=JSONSerializer)
+    for record, job in zip(records, jobs, strict=True):
+        record["event_count"] = job.args[0]["event_count"] if job is not None else None
+    return records
+
+
+@pytest.mark.timeout(300)
+def test_sigkill_during_a_storm_loses_no_event_and_repeats_no_alert(redis_server: EmbeddedRedis,
+                                                                    real_r: redis.Redis, tmp_path: Path) -> None:
+    """Which notifications a stream makes depends on how its events fall into seconds, so this checks what
+    must hold whatever the timing: each notification alerts every contact medium once or (held back by the
+    interval) not at all, recoveries always, and every queued alert record has exactly one rq job."""
+    stream = storm_stream(3000)
+    add_storm_contacts(real_r)
+    real_r.lpush("events", *(json.dumps(e) for e in stream))
+    config_file = tmp_path / "flapjack.yml"
+    config_file.write_text(json.dumps(STORM_CONFIG))
+    rng = random.Random(5)
+    kills = 0
+    deadline = time.monotonic() + 200
+    while real_r.llen("events") and time.monotonic() < deadline:
+        proc = start_executive(redis_server, config_file)
+        counted = int(real_r.hget(keys.event_counters(), "all") or 0)
+        while int(real_r.hget(keys.event_counters(), "all") or 0) == counted and proc.poll() is None:
+            time.sleep(0.005)  # booting takes seconds on a busy machine: kill only once it commits batches
+        time.sleep(rng.uniform(0, 0.3))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills += 1
+    assert kills >= 3, "the storm was processed before enough executives were killed"
+    Executive(real_r, STORM_CONFIG).drain()
+
+    assert real_r.llen("events") == 0 and in_flight(real_r) == 0
+    assert int(real_r.hget(keys.event_counters(), "all")) == len(stream)  # every event applied once
+    records = alert_records(real_r)
+    assert len(records) > 500
+    per_notification = Counter((r["check"], r["event_count"], r["type"]) for r in records)
+    assert set(per_notification.values()) == {4}  # ada and bob, email and sms: all or none, never twice
+    pairs = Counter((r["check"], r["event_count"], r["contact"], r["media"]) for r in records)
+    assert set(pairs.values()) == {1}
+    for cid in {e["entity"] + ":" + e["check"] for e in stream}:  # type: ignore[operator]
+        entity, check = keys.split_check_id(cid)
+        recoveries = sum(n for (c, _, t), n in per_notification.items() if c == cid and t == "recovery")
+        assert recoveries == 4 * real_r.llen(keys.notifications(entity, check, "recovery")), cid
+        problems = sum(n for (c, _, t), n in per_notification.items() if c == cid and t == "problem")
+        assert problems <= 4 * real_r.llen(keys.notifications(entity, check, "problem")), cid
+    _, jobs = alert_outcome(real_r)
+    assert set(jobs.values()) == {1} and set(jobs) == {r["id"] for r in records}
+
+
+def test_a_poison_event_in_a_storm_is_rejected_and_the_rest_alerted(real_r: redis.Redis,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import flapjack_py.executive as executive_module
+
+    original = executive_module.check_store.write_notification
+
+    def refused_for_poison(pipe, entity, check, kinds, now):  # type: ignore[no-untyped-def]
+        original(pipe, entity, check, kinds, now)
+        if check == "poison":
+            pipe.set("unstorable", object())  # the client refuses to pack it at EXEC time
+
+    monkeypatch.setattr(executive_module.check_store, "write_notification", refused_for_poison)
+    add_storm_contacts(real_r)
+    for check in ("a", "poison", "b"):
+        real_r.lpush("events", json.dumps({"type": "service", "state": "critical", "entity": "e", "check": check,
+                                           "initial_failure_delay": 0}))
+    assert Executive(real_r, STORM_CONFIG).drain() == 3
+    records, jobs = alert_outcome(real_r)
+    assert records == Counter({("e:" + c, cid, m, "problem", "critical"): 1
+                               for c in ("a", "b") for cid in ("ada", "bob") for m in ("email", "sms")})
+    assert len(jobs) == 8
+    assert not real_r.exists(keys.check("e", "poison"))
+    rejected = [raw for key in real_r.scan_iter(match="events_rejected:*") for raw in real_r.lrange(key, 0, -1)]
+    assert [json.loads(raw)["check"] for raw in rejected] == ["poison"]
+    assert in_flight(real_r) == 0

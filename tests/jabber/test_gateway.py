@@ -18,13 +18,13 @@ import yaml
 from flapjack_py import keys
 from flapjack_py.config import Config
 from flapjack_py.executive import Executive
+from flapjack_py.render import ack_hash
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
 from flapjack_py.supervisor import EXIT_CONFIG
 from gateways.jabber import JabberGateway, run
-from gateways.render import ack_hash
 
 from .conftest import DOMAIN, ROOM, ChatClient, make_config, wait_for
 from .prosody import MUC, Prosody

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from flapjack_py.notification import Notification, NotificationType
-from flapjack_py.notifier import RollupDecision, build_alert, current_check_facts, decide_rollup
+from flapjack_py.notifier import build_alert
+from flapjack_py.rollup import RollupDecision, current_check_facts, decide_rollup
 from flapjack_py.store.contacts import Contact, Medium
 from flapjack_py.store.rollup import AlertingSet, CheckFacts
 

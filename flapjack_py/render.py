@@ -1,4 +1,4 @@
-"""Render an alert's subject and body from gateways/templates/<medium>/ (engine.md section 6).
+"""Render an alert's subject and body from flapjack_py/templates/<medium>/ (engine.md section 6).
 
 The notifier calls `render_alert` when it builds an alert, so the payload and
 the `alert:ID` record carry the text; gateways send that text. Templates are
@@ -20,8 +20,8 @@ from typing import Any
 
 import jinja2
 
-from flapjack_py.config import Config
-from flapjack_py.durations import MONTH, YEAR, words
+from .config import Config
+from .durations import MONTH, YEAR, words
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +41,12 @@ def render_alert(alert: Mapping[str, Any], config: Config) -> tuple[str, str]:
     """
     medium = str(alert.get("media", ""))
     kind = "rollup" if alert.get("rollup") else "alert"
-    body = render_template(medium, f"{kind}.text", alert, config)
+    settings = config.gateway(medium)
+    context = alert_context(alert, settings)
+    body = _render(medium, f"{kind}.text", context, settings)
     subject = ""
     if medium in SUBJECT_MEDIA:
-        subject = render_template("email", f"{kind}_subject.text", alert, config, override_medium=medium)
+        subject = _render("email", f"{kind}_subject.text", context, settings)
         if medium == "sns":
             subject = truncate(subject, SNS_SUBJECT_MAX)
     return subject, body
@@ -57,8 +59,12 @@ def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Co
     One-line templates (names ending `subject.text`, and every non-email text) are stripped.
     """
     settings = config.gateway(override_medium or medium)
+    return _render(medium, name, alert_context(alert, settings), settings)
+
+
+def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     env = _environment(medium, _override_key(settings.get("templates")))
-    text = env.get_template(name).render(alert_context(alert, settings))
+    text = env.get_template(name).render(context)
     if medium != "email" or "subject" in name:
         return " ".join(text.split("\n")).strip()
     return text
@@ -130,11 +136,21 @@ def ack_clause(type_: str, duration: int | None) -> str:
 
 def local_time(ts: int) -> str:
     """`YYYY-MM-DD HH:MM:SS +ZZZZ` in the host's local zone."""
+    return _local_time(ts, time.tzname)
+
+
+@functools.lru_cache(maxsize=256)
+def _local_time(ts: int, _zone: tuple[str, str]) -> str:  # a storm renders the same second thousands of times
     return time.strftime("%Y-%m-%d %H:%M:%S %z", time.localtime(ts))
 
 
 def short_time(ts: int) -> str:
     """`D Mon HH:MM` in the host's local zone, day not padded: `1 Feb 08:01`."""
+    return _short_time(ts, time.tzname)
+
+
+@functools.lru_cache(maxsize=256)
+def _short_time(ts: int, _zone: tuple[str, str]) -> str:
     tm = time.localtime(ts)
     return f"{tm.tm_mday} {time.strftime('%b %H:%M', tm)}"
 
@@ -228,6 +244,7 @@ def _environment(medium: str, override: tuple[str, ...] | str | None) -> jinja2.
     own = TEMPLATE_DIR / medium
     loaders.append(jinja2.FileSystemLoader(str(own if own.is_dir() else TEMPLATE_DIR / "text")))
     return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
+                              auto_reload=False,
                               keep_trailing_newline=True, undefined=jinja2.ChainableUndefined,
                               autoescape=jinja2.select_autoescape(["html"], default_for_string=False))
 

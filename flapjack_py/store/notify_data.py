@@ -1,0 +1,120 @@
+"""What the notifier reads for a batch of notifications, in a fixed number of round trips (engine.md 5.1-5.4).
+
+Contacts of the notified checks, their details and rules, the drop keys that
+could hold their media back, the alerting sets of media with a rollup
+threshold, and the facts of every check those sets (or the batch) name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import redis
+
+from .. import keys
+from ..rules import NotificationRule, rule_from_hash
+from .client import str_client
+from .contacts import ContactDetails, load_contact_details
+from .rollup import AlertingSet, CheckFacts, load_check_facts
+
+MGET_CHUNK = 5000
+"""Drop keys per MGET (keeps each command's reply small enough not to stall Redis)."""
+
+
+@dataclass(frozen=True)
+class NotifiedCheck:
+    """One notification's check as the loader needs it."""
+
+    entity: str
+    entity_id: str | None  # None: the entity has no id (so no contacts of its own)
+    check: str
+    state: str  # the notification's state (names the per-state drop key)
+
+    @property
+    def id(self) -> str:
+        return keys.check_id(self.entity, self.check)
+
+
+@dataclass
+class NotifyData:
+    """A batch's notifier reads: contacts per check (in engine.md 5.1 order), contact details, rules by id,
+    the drop keys that exist, alerting sets and check facts."""
+
+    contact_ids: dict[str, list[str]] = field(default_factory=dict)
+    contacts: dict[str, ContactDetails] = field(default_factory=dict)
+    rules: dict[str, NotificationRule] = field(default_factory=dict)
+    drops: set[str] = field(default_factory=set)
+    alerting: dict[tuple[str, str], AlertingSet] = field(default_factory=dict)
+    facts: dict[str, CheckFacts] = field(default_factory=dict)
+
+
+def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> tuple[str, str, str, str]:
+    """The four drop_alerts_for_contact keys that hold back a medium (engine.md 5.2 step 5)."""
+    return (keys.drop_alerts_for_contact(contact_id), keys.drop_alerts_for_contact(contact_id, medium),
+            keys.drop_alerts_for_contact(contact_id, medium, check_id),
+            keys.drop_alerts_for_contact(contact_id, medium, check_id, state))
+
+
+def load_notify_data(client: redis.Redis, checks: Sequence[NotifiedCheck]) -> NotifyData:
+    """Everything the notifier reads for `checks`, in five round trips whatever their number."""
+    c = str_client(client)
+    data = NotifyData(contact_ids=_contact_ids(c, checks))
+    wanted = dict.fromkeys(cid for ids in data.contact_ids.values() for cid in ids)
+    data.contacts = {d.contact.id: d for d in load_contact_details(c, list(wanted))}
+    for check_id, ids in data.contact_ids.items():
+        data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]
+    _load_rules_drops_sets(c, checks, data)
+    members = {m for alerting in data.alerting.values() for m in alerting.members}
+    data.facts = load_check_facts(c, [*(n.id for n in checks), *sorted(members)])
+    return data
+
+
+def _contact_ids(c: redis.Redis, checks: Sequence[NotifiedCheck]) -> dict[str, list[str]]:
+    """Contact ids per check: contacts_for:EID, contacts_for:ALL, contacts_for:EID:C (each sorted), deduplicated."""
+    sets = [keys.contacts_for(keys.ALL_ENTITIES_ID)]
+    for n in checks:
+        if n.entity_id is not None:
+            sets += [keys.contacts_for(n.entity_id), keys.contacts_for(n.entity_id, n.check)]
+    sets = list(dict.fromkeys(sets))
+    p = c.pipeline(transaction=False)
+    for key in sets:
+        p.smembers(key)
+    members = {key: sorted(found) for key, found in zip(sets, p.execute(), strict=True)}
+    everyone = members[keys.contacts_for(keys.ALL_ENTITIES_ID)]
+    found: dict[str, list[str]] = {}
+    for n in checks:
+        own = (members[keys.contacts_for(n.entity_id)], members[keys.contacts_for(n.entity_id, n.check)]) \
+            if n.entity_id is not None else ([], [])
+        found[n.id] = list(dict.fromkeys([*own[0], *everyone, *own[1]]))
+    return found
+
+
+def _load_rules_drops_sets(c: redis.Redis, checks: Sequence[NotifiedCheck], data: NotifyData) -> None:
+    """Rules, drop keys and alerting sets in one round trip (for every medium of every contact: a superset)."""
+    rule_ids = list(dict.fromkeys(rid for d in data.contacts.values() for rid in d.rule_ids))
+    drops = list(dict.fromkeys(_drop_candidates(checks, data)))
+    pairs = [(cid, m.type) for cid, d in data.contacts.items() for m in d.media.values()
+             if m.effective_rollup_threshold is not None]
+    p = c.pipeline(transaction=False)
+    for rid in rule_ids:
+        p.hgetall(keys.notification_rule(rid))
+    for i in range(0, len(drops), MGET_CHUNK):
+        p.mget(drops[i:i + MGET_CHUNK])
+    for cid, medium in pairs:
+        p.zrange(keys.contact_alerting_checks(cid, medium), 0, -1, withscores=True)
+        p.exists(keys.drop_rollup_alerts_for_contact(cid, medium))
+    replies = p.execute()
+    data.rules = {rid: rule_from_hash(rid, h) for rid, h in zip(rule_ids, replies, strict=False) if h}
+    values = [v for chunk in replies[len(rule_ids):len(replies) - 2 * len(pairs)] for v in chunk]
+    data.drops = {key for key, value in zip(drops, values, strict=True) if value is not None}
+    sets = replies[len(replies) - 2 * len(pairs):]
+    data.alerting = {pair: AlertingSet(members=dict(sets[2 * i]), drop_rollup=bool(sets[2 * i + 1]))
+                     for i, pair in enumerate(pairs)}
+
+
+def _drop_candidates(checks: Sequence[NotifiedCheck], data: NotifyData) -> Iterable[str]:
+    for n in checks:
+        for cid in data.contact_ids[n.id]:
+            for medium in data.contacts[cid].media:
+                yield from drop_keys(cid, medium, n.id, n.state)
