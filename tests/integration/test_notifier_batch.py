@@ -68,7 +68,7 @@ def outcome(r: redis.Redis) -> dict[str, Any]:
 
 
 def run(world: World, batch_size: int) -> dict[str, Any]:
-    config = dict(world.config, gateways={"email": {"enabled": True}, "sms": {"enabled": True}})
+    config = dict(world.config, gateways={"email": {"enabled": True}, "sms": {"enabled": True, "username": "u", "password": "p"}})
     config["executive"] = dict(config["executive"], batch_size=batch_size)
     executive = Executive(world.r, config)
     push(world.r, STREAM)
