@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from .config_types import Bool, Port, Seconds, Section, Text, Texts, Timeout, Wait
+from .render import check_templates
 
 MAX_RETRIES = 100
 MAX_WORKERS = 64
@@ -28,10 +29,17 @@ class GatewaySettings(Section):
     enabled: Bool = False
     retries: Annotated[int, Field(ge=0, le=MAX_RETRIES, strict=True)] = 3
     retry_intervals: tuple[Seconds, ...] | None = Field(default=None, min_length=1)
-    templates: Text | None = None
+    templates: Text | dict[Text, Text] | None = None
     timeout: Timeout | None = None
     burst_wait: Wait | None = None
     workers: Annotated[int, Field(ge=1, le=MAX_WORKERS, strict=True)] = 1
+
+    @field_validator("templates")
+    @classmethod
+    def _templates_exist_and_parse(cls, value: str | dict[str, str] | None) -> str | dict[str, str] | None:
+        if value is not None:
+            check_templates(value)
+        return value
 
     @model_validator(mode="after")
     def _required_when_enabled(self) -> GatewaySettings:

@@ -16,11 +16,12 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from .config import Config
+if TYPE_CHECKING:
+    from .config import Config  # the config validates templates through this module
 from .durations import MONTH, YEAR, words
 
 log = logging.getLogger(__name__)
@@ -224,6 +225,33 @@ def _rollup_row(check_id: str, info: Mapping[str, Any]) -> dict[str, Any]:
     duration = _int(info.get("duration")) or 0
     return {"entity": entity, "check": check, "state_title": state_title(str(info.get("state") or "")),
             "duration": duration, "dur": dur(duration), "summary": info.get("summary") or ""}
+
+
+def template_names() -> frozenset[str]:
+    """Names of the packaged template files (what an override may replace)."""
+    return frozenset(path.name for path in TEMPLATE_DIR.glob("*/*") if path.is_file())
+
+
+def check_templates(templates: str | Mapping[str, str]) -> None:
+    """Check a `gateways.<medium>.templates` override at startup; ValueError naming the file when one is
+    unknown, unreadable or not valid Jinja2 (a directory: its files named like the packaged ones)."""
+    known = template_names()
+    if isinstance(templates, Mapping):
+        files = dict(templates)
+    else:
+        folder = Path(os.path.expanduser(templates))
+        if not folder.is_dir():
+            raise ValueError(f"{templates}: not a directory")
+        files = {p.name: str(p) for p in folder.iterdir() if p.suffix in (".text", ".html")}
+    for name, path in sorted(files.items()):
+        if name not in known:
+            raise ValueError(f"{name}: unknown template file (known: {', '.join(sorted(known))})")
+        try:
+            jinja2.Environment().parse(_read(path))
+        except OSError as exc:
+            raise ValueError(f"{name}: cannot read {path}: {exc.strerror or exc}") from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise ValueError(f"{name}: template syntax error at line {exc.lineno}: {exc.message}") from None
 
 
 def _override_key(templates: Any) -> tuple[str, ...] | str | None:

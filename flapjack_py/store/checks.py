@@ -146,26 +146,6 @@ def load_recent_state_changes(client: redis.Redis, check_ids: Sequence[tuple[str
             for ids, found in zip(check_ids, stamps, strict=True)}
 
 
-def previous_state_run(client: redis.Redis, entity: str, check: str) -> tuple[str | None, str | None]:
-    """(state, summary) before the current run of the current state, from the two newest changes."""
-    newest = client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)
-    if len(newest) != 2:
-        return None, None
-    older = _s(newest[1])
-    state, summary = client.mget(keys.check_state_at(entity, check, older), keys.check_summary_at(entity, check, older))
-    return _opt(state), _opt(summary)
-
-
-def latest_state_change(client: redis.Redis, entity: str, check: str) -> tuple[str | None, str | None]:
-    """(state, summary) of the newest recorded state change, or (None, None)."""
-    newest = client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 0)
-    if not newest:
-        return None, None
-    ts = _s(newest[0])
-    state, summary = client.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
-    return _opt(state), _opt(summary)
-
-
 def load_check(client: redis.Redis, entity: str, check: str) -> dict[str, str]:
     """The check:E:C hash as str -> str ({} if never seen)."""
     return {_s(k): _s(v) for k, v in client.hgetall(keys.check(entity, check)).items()}

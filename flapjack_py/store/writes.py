@@ -32,7 +32,6 @@ class WriteBuffer:
         self.zsets: dict[str, dict[str, Any]] = {}  # member -> score, or None when removed
         self.expires: dict[str, int] = {}
         self.jobs: list[Any] = []
-        self.committed = False  # committed on its own (with its alerts), not with the batch
         self.raw: bytes = b""  # the event these writes belong to (for the reject fallback)
         self.claim = ""  # its check's claim key ('' = none), released when the writes commit
 
