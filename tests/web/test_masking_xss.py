@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from flapjack_py import render
 from flapjack_py.access import MASK, Role
 from flapjack_py.config import load_config
 from flapjack_py.store import contacts as contact_store
-from gateways import render
 from tests.ui.conftest import World
 
 from .conftest import People
