@@ -143,6 +143,15 @@ def gateway(config: Config, name: str, burst: bool, metrics_port: int | None) ->
 
 
 @main.command()
+@click.pass_obj
+def watchdog(config: Config) -> None:
+    """Check health every watchdog.interval s; page watchdog.contacts when monitoring is down, and when back."""
+    from gateways.watchdog import run_watchdog
+
+    sys.exit(run_watchdog(config))
+
+
+@main.command()
 @click.option("--bind", help="Address to listen on [config web.bind].")
 @click.option("--port", type=int, help="Port to listen on [config web.port].")
 @click.pass_obj

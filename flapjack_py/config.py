@@ -58,6 +58,11 @@ def _rate_limit(text: str) -> str:
         raise ValueError(f"expected a rate such as '10 per 15 minutes', got {text!r}") from None
     return text
 
+def _http_url(url: str) -> str:
+    if not url.startswith(("http://", "https://")):
+        raise ValueError("expected an http:// or https:// URL")
+    return url
+
 
 def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
@@ -116,6 +121,28 @@ class WebConfig(Section):
     """Failed logins allowed per user name and per client address (Flask-Limiter notation)."""
 
 
+class WatchdogConfig(Section):
+    """Health thresholds and the watchdog that pages when monitoring itself is down."""
+
+    after: Seconds = 60
+    """Seconds health must be failing before the "monitoring is down" alert."""
+    max_queue_age: Seconds = 60
+    """Seconds the oldest queued event may wait."""
+    heartbeat_timeout: Annotated[Seconds, Field(ge=10)] = 30
+    """Seconds since an executive's / gateway worker's last beat (they beat every 5 s)."""
+    failure_window: Annotated[Seconds, Field(ge=1)] = 300
+    """Seconds over which failed alerts are counted."""
+    max_failures: Annotated[int, Field(ge=1, strict=True)] = 3
+    """Alerts a gateway may fail for good within failure_window."""
+    contacts: Texts = ()
+    """Contact ids paged through their media."""
+    interval: Annotated[Seconds, Field(ge=1, le=3600)] = 5
+    """Seconds between two health checks of one watchdog."""
+    ping_url: Annotated[Text, AfterValidator(_http_url)] | None = None
+    """Requested every ping_interval while healthy (dead man's switch)."""
+    ping_interval: Annotated[Seconds, Field(ge=1)] = 60
+
+
 class LoggingConfig(Section):
     """Log level, destination and format for the command line tools."""
 
@@ -132,6 +159,7 @@ class _Sections(Section):
     web: WebConfig = WebConfig()
     logging: LoggingConfig = LoggingConfig()
     receivers: ReceiversConfig = ReceiversConfig()
+    watchdog: WatchdogConfig = WatchdogConfig()
 
 
 class _Document(_Sections):

@@ -30,6 +30,7 @@ from .errors import InvalidEvent
 from .events import Event, derived_tags, parse_event
 from .filters.acknowledgement import ack_duration
 from .filters.base import FilterInput, Verdict
+from .heartbeat import Heartbeat
 from .notification import Notification, NotificationType, notification_type_for
 from .notifier import Notifier, NotifyRequest
 from .rollup import FactsChange, facts_change
@@ -86,6 +87,7 @@ class Executive:
         self.host = socket.getfqdn()
         self.pid = os.getpid()
         self.queue = EventQueue(self.raw, self.cfg.queue, self.host, self.pid)
+        self.heartbeat = Heartbeat(role="executive", host=self.host, pid=self.pid, started=int(time.time()))
         self._stopping = False
         self._registered = False
         self._last_beat = self._last_recovery = self._check_tags_at = 0.0
@@ -146,7 +148,8 @@ class Executive:
     def _boot(self) -> None:
         if self._registered:
             return
-        self.queue.register(int(time.time()), HEARTBEAT_TTL)
+        self.heartbeat.at = int(time.time())
+        self.queue.register(self.heartbeat.at, HEARTBEAT_TTL, self.heartbeat)
         self._registered = True
         self._last_beat = time.monotonic()
 
@@ -160,7 +163,8 @@ class Executive:
     def _housekeeping(self) -> None:
         mono = time.monotonic()
         if mono - self._last_beat >= HEARTBEAT_EVERY:
-            self.queue.beat(HEARTBEAT_TTL)
+            self.heartbeat.at = int(time.time())
+            self.queue.beat(HEARTBEAT_TTL, self.heartbeat)
             self._last_beat = mono
         if mono - self._last_recovery >= RECOVERY_EVERY:
             self.queue.recover_orphans()
@@ -241,6 +245,7 @@ class Executive:
         parsed = [self._parse(raw) for raw in taken.raws]
         batch = self._load_batch([p for p in parsed if isinstance(p, Event)], taken.counter)
         batch.in_flight = len(taken)
+        self.heartbeat.done(len(taken), time.time())
         try:
             batch.guard = self._guard(batch.in_flight)
             self._process_items(batch, taken, parsed)

@@ -554,3 +554,35 @@ def key_family(name: str) -> str:
         if name.startswith(prefix):
             return family
     return "other"
+
+# --- health and watchdog (flapjack-py additions) ----------------------------
+
+
+def heartbeats() -> str:
+    """zset: heartbeat key name (executive_heartbeat:* / gateway_heartbeat:*) -> unix time of its last beat."""
+    return "heartbeats"
+
+
+def gateway_heartbeat(medium: str, host: str, pid: int) -> str:
+    """string (JSON) + short TTL: exists while a worker of gateway MEDIUM runs as HOST:PID."""
+    return f"gateway_heartbeat:{medium}:{host}:{pid}"
+
+
+def queue_head() -> str:
+    """hash: `fingerprint` of the event at the head of the queue and `since` (unix time) it has been there."""
+    return "health:queue_head"
+
+
+def watchdog_lock() -> str:
+    """string + TTL: held by the one watchdog deciding whether to send a down/back alert."""
+    return "watchdog:lock"
+
+
+def watchdog_state() -> str:
+    """hash: `status` (ok|down) the watchdogs last announced, `since` (unix time), `reasons` (JSON list)."""
+    return "watchdog:state"
+
+
+def watchdog_ping() -> str:
+    """string + TTL (watchdog.ping_interval): set by the watchdog that requested ping_url this interval."""
+    return "watchdog:ping"

@@ -1,5 +1,5 @@
-"""`flapjack server`: run the executive, a worker per enabled gateway, the enabled receivers and the web app
-as supervised children.
+"""`flapjack server`: run the executive, the watchdog, a worker per enabled gateway, the enabled receivers and
+the web app as supervised children.
 
 With no `redis.url` the embedded Redis is started here and its URL handed to
 the children in FLAPJACK_REDIS_URL. A child that exits is logged and restarted
@@ -108,8 +108,8 @@ def run_server(config: Config, config_path: str | None = None) -> int:
 
 
 def plan(config: Config) -> list[tuple[str, list[str]]]:
-    """(name, flapjack arguments) of every child: executive, enabled gateways, enabled receivers, web."""
-    parts = [("executive", ["executive"])]
+    """(name, flapjack arguments) of every child: executive, watchdog, enabled gateways, enabled receivers, web."""
+    parts = [("executive", ["executive"]), ("watchdog", ["watchdog"])]
     for medium in sorted(config.gateways):
         if not config.gateway_enabled(medium):
             continue

@@ -31,9 +31,11 @@ from rq.serializers import JSONSerializer
 
 from flapjack_py.config import Config, read_config_file
 from flapjack_py.connection import open_redis
+from flapjack_py.heartbeat import Heartbeat
 from flapjack_py.processes import pid_alive
 
 from . import base
+from .liveness import alive
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +79,7 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
     """
     runner = _module_runner(name)
     if runner is not None:
-        return int(runner(config, burst))
+        return _run_module(runner, name, config, burst)
     gateway = base.open_gateway(name, config)
     client, embedded = open_redis(config)
     _gateways[name] = gateway
@@ -89,9 +91,10 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
         if burst:
             _poll_once(gateway, client)
             _work_burst(worker, float(gateway.settings.get("burst_wait", BURST_WAIT)))
-        else:
-            _start_poller(gateway, client, stop_polling)
-            _every(SCHEDULE_TICK, lambda: _tick(worker.queues[0]), stop_polling, f"{name}-retries")
+            return 0
+        _start_poller(gateway, client, stop_polling)
+        _every(SCHEDULE_TICK, lambda: _tick(worker.queues[0]), stop_polling, f"{name}-retries")
+        with alive(client, config, name) as worker.liveness:
             worker.work(with_scheduler=False, logging_level=logging.getLevelName(log.getEffectiveLevel()))
         return 0
     finally:
@@ -136,7 +139,17 @@ def recover_abandoned(client: redis.Redis, medium: str) -> int:
 
 
 class GatewayWorker(SimpleWorker):
-    """rq's in-process worker, also recovering abandoned jobs at every maintenance round."""
+    """rq's in-process worker, also recovering abandoned jobs at every maintenance round and
+    counting the jobs it ran into its Heartbeat."""
+
+    liveness: Heartbeat | None = None  # ours; rq has heartbeat()
+
+    def perform_job(self, job: Job, queue: Queue) -> bool:
+        try:
+            return bool(super().perform_job(job, queue))
+        finally:
+            if self.liveness is not None:
+                self.liveness.done(1, time.time())
 
     def run_maintenance_tasks(self) -> None:
         for queue in self.queues:
@@ -156,6 +169,19 @@ def _module_runner(name: str) -> Any:
     except ImportError:
         return None
     return getattr(module, "run", None)
+
+
+def _run_module(runner: Any, name: str, config: Config, burst: bool) -> int:
+    """Hand the process to a medium's own loop (jabber), with a heartbeat and watchdog unless bursting."""
+    if burst:
+        return int(runner(config, burst))
+    client, embedded = open_redis(config)
+    try:
+        with alive(client, config, name):
+            return int(runner(config, burst))
+    finally:
+        if embedded:
+            embedded.stop()
 
 
 def _poll_once(gateway: base.Gateway, client: redis.Redis) -> None:

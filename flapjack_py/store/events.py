@@ -24,7 +24,9 @@ from typing import Any
 import redis
 
 from .. import keys, scripts
+from ..heartbeat import Heartbeat
 from ..processes import pid_alive
+from .health import save_heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +181,7 @@ class EventQueue:
 
     # --- instance life -----------------------------------------------------
 
-    def register(self, boot_time: int, heartbeat_ttl: int) -> None:
+    def register(self, boot_time: int, heartbeat_ttl: int, heartbeat: Heartbeat) -> None:
         """Boot: counters created if missing, instance keys written, heartbeat started."""
         with self.client.pipeline() as pipe:
             for name in COUNTER_FIELDS:
@@ -187,12 +189,12 @@ class EventQueue:
             pipe.hset(keys.executive_instance(self.host, self.pid), "boot_time", boot_time)
             pipe.hset(keys.instance_event_counters(self.host, self.pid), mapping=dict.fromkeys(COUNTER_FIELDS, 0))
             self.touch_instance(pipe)
-            pipe.setex(self.heartbeat_key, heartbeat_ttl, boot_time)
+            save_heartbeat(self.client, self.heartbeat_key, heartbeat, heartbeat_ttl, pipe)
             pipe.execute()
 
-    def beat(self, heartbeat_ttl: int) -> None:
-        """Tell other executives this one is alive."""
-        self.client.setex(self.heartbeat_key, heartbeat_ttl, "1")
+    def beat(self, heartbeat_ttl: int, heartbeat: Heartbeat) -> None:
+        """Tell other executives (and health) this one is alive and how far it got."""
+        save_heartbeat(self.client, self.heartbeat_key, heartbeat, heartbeat_ttl)
 
     def unregister(self) -> None:
         """Clean stop: give back anything in flight or handed over, drop claims and heartbeat."""

@@ -58,6 +58,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     checks,
     contacts,
     entities,
+    health,
     maintenance,
     maintenance_series,
     media,
@@ -70,5 +71,6 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     schedules,
 )
 
-__all__ = ["bp", "alerts", "checks", "contacts", "entities", "maintenance", "maintenance_series", "media", "metrics",
+__all__ = ["bp", "alerts", "checks", "contacts", "entities", "health", "maintenance", "maintenance_series", "media",
+           "metrics",
            "openapi", "pagerduty", "receivers", "reports", "rules", "schedules"]

@@ -33,6 +33,7 @@ def document() -> dict[str, Any]:
         checks,
         contacts,
         entities,
+        health,
         maintenance,
         maintenance_series,
         media,
@@ -46,7 +47,7 @@ def document() -> dict[str, Any]:
 
     paths: dict[str, Any] = {}
     for module in (contacts, media, pagerduty, rules, entities, checks, maintenance, maintenance_series, reports,
-                   metrics, alerts, receivers, schedules):
+                   metrics, alerts, receivers, schedules, health):
         for path, item in module.PATHS.items():
             paths.setdefault(path, {}).update(item)
     return {

@@ -12,11 +12,12 @@ from flask import g, redirect, render_template, request
 from werkzeug.wrappers import Response
 
 from flapjack_py import access, keys
+from flapjack_py.health import check_health
 
 from .. import auth, policy
 from ..errors import error_response
 from . import bp
-from .context import db, now
+from .context import config, db, now, raw_redis
 
 REFRESH_COOKIE = "flapjack_refresh"
 REFRESH_CHOICES = (5, 15, 30, 60, 300)
@@ -27,14 +28,16 @@ DEFAULT_REFRESH = 15
 
 @bp.app_context_processor
 def frame() -> dict[str, Any]:
-    """Template globals: who is looking, live-update period and choices, the failing count, the time of the page.
+    """Template globals: who is looking, live-update period and choices, health (the red banner), the failing
+    count, the time of the page.
 
     Before the gate has recognised a caller (the login page) nothing about the monitored world is shown.
     """
     principal = g.get("principal")
-    return {"principal": principal, "open_mode": principal is auth.ANONYMOUS, "may": may,
+    health = check_health(raw_redis(), config(), now()) if principal else None
+    return {"principal": principal, "open_mode": principal is auth.ANONYMOUS, "may": may, "health": health,
             "refresh": refresh_period(), "refresh_choices": REFRESH_CHOICES, "page_time": now(),
-            "failing_count": db().zcard(keys.failed_checks()) if principal else 0}
+            "failing_count": db().zcard(keys.failed_checks()) if health and health.checks is not None else 0}
 
 
 def may(endpoint: str) -> bool:

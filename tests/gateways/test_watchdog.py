@@ -1,0 +1,73 @@
+"""The watchdog in real gateway processes: one "monitoring is down" email with two watchdogs, one "back"."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+import yaml
+
+from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.store import contacts as contact_store
+
+from .conftest import SmtpServer, wait_for
+
+pytestmark = [pytest.mark.real, pytest.mark.slow]
+
+FLAPJACK = [sys.executable, "-c", "from flapjack_py.cli import main; main()"]
+
+
+def start(args: list[str], config_path: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, FLAPJACK_CONFIG=str(config_path))
+    env.pop("FLAPJACK_REDIS_URL", None)
+    return subprocess.Popen([*FLAPJACK, *args], env=env, stdin=subprocess.DEVNULL)
+
+
+def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    proc.wait(timeout=20)
+
+
+def subjects(smtp: SmtpServer) -> list[str]:
+    return [str(m["Subject"]) for m in smtp.messages]
+
+
+def test_two_gateway_watchdogs_send_one_down_and_one_back(tmp_path: Path, redis_server: EmbeddedRedis,
+                                                          real_r: redis.Redis, smtp_server: SmtpServer) -> None:
+    config_path = tmp_path / "flapjack.yml"
+    config_path.write_text(yaml.safe_dump({
+        "redis": {"url": redis_server.url},
+        "gateways": {"email": {"enabled": True, "smtp_config": {"host": "127.0.0.1", "port": smtp_server.port}}},
+        "watchdog": {"heartbeat_timeout": 10, "after": 2, "interval": 1, "contacts": ["ops"]}}))
+    contact_store.create_contact(real_r, {"id": "ops", "first_name": "Ops", "last_name": "Team"})
+    contact_store.set_medium(real_r, "ops", "email", "ops@example.com")
+    executive = start(["executive"], config_path)
+    gateways = [start(["gateway", "email"], config_path) for _ in range(2)]
+    try:
+        time.sleep(6)  # both watchdogs see health ok (executive and both email workers beat)
+        assert subjects(smtp_server) == []
+        stop(executive, signal.SIGKILL)
+        killed = time.monotonic()
+        wait_for(lambda: smtp_server.messages, timeout=25, what="the down alert")
+        took = time.monotonic() - killed
+        time.sleep(4)  # several more watchdog rounds: nobody sends it again
+        assert subjects(smtp_server) == ["Flapjack: monitoring is down"]
+        down = smtp_server.messages[0]
+        assert down["To"] == "ops@example.com"
+        assert "No executive has processed events for" in down.get_body(("plain",)).get_content()
+        assert took <= 10 + 2 + 3, took  # heartbeat timeout + after + a round or two
+
+        executive = start(["executive"], config_path)
+        wait_for(lambda: len(smtp_server.messages) == 2, timeout=20, what="the back alert")
+        time.sleep(3)
+        assert subjects(smtp_server) == ["Flapjack: monitoring is down", "Flapjack: monitoring is back"]
+    finally:
+        for proc in [executive, *gateways]:
+            stop(proc)

@@ -1,0 +1,63 @@
+"""The red "monitoring is failing" banner on every page, and "no checks yet" on an empty install."""
+
+from __future__ import annotations
+
+import time
+
+import flask
+import pytest
+import redis
+
+from flapjack_py import keys
+from flapjack_py.heartbeat import Heartbeat
+from flapjack_py.store import health as health_store
+
+from .conftest import World
+from .test_browser import base_url, page  # noqa: F401  (fixtures: the app served to Debian chromium)
+
+PAGES = ["/", "/entities", "/contacts", "/alerts", "/status"]
+
+
+def gone_executive(client: redis.Redis, seconds_ago: int) -> None:
+    """An executive whose last heartbeat was `seconds_ago` s ago (its key expired since)."""
+    beat = Heartbeat(role="executive", host="old", pid=1, started=0, at=int(time.time()) - seconds_ago)
+    health_store.save_heartbeat(client, keys.executive_heartbeat("old", 1), beat, 30)
+    client.delete(keys.executive_heartbeat("old", 1))
+
+
+@pytest.mark.real
+def test_an_empty_install_says_no_checks_yet_and_why_nothing_works(client: flask.testing.FlaskClient) -> None:
+    html = client.get("/").get_data(as_text=True)
+    assert "all OK" not in html
+    assert "Monitoring is failing" in html and "No executive has run yet" in html
+
+
+@pytest.mark.real
+def test_an_empty_install_with_an_executive_says_no_checks_yet(world: World, client: flask.testing.FlaskClient) -> None:
+    world.drain()
+    html = client.get("/").get_data(as_text=True)
+    assert "no checks yet" in html and "all OK" not in html and "Monitoring is failing" not in html
+
+
+@pytest.mark.real
+def test_a_working_install_has_no_banner(world: World, client: flask.testing.FlaskClient) -> None:
+    world.event("web-01", "HTTP", "ok")
+    world.drain()
+    html = client.get("/").get_data(as_text=True)
+    assert "all OK" in html and "Monitoring is failing" not in html
+
+
+@pytest.mark.real
+@pytest.mark.slow
+def test_the_banner_is_on_every_page_in_the_browser(world: World, real_r: redis.Redis, page,  # noqa: F811
+                                                    base_url: str) -> None:  # noqa: F811
+    world.event("web-01", "HTTP", "ok")
+    world.drain()
+    real_r.delete(keys.heartbeats(), *real_r.keys("executive_heartbeat:*"))  # the executive that ran is gone...
+    gone_executive(real_r, 180)  # ...and the last one seen beat 3 minutes ago
+    for path in PAGES:
+        page.goto(base_url + path)
+        banner = page.locator(".health-banner")
+        assert banner.is_visible(), path
+        assert "No executive has processed events for 3 min — alerts are not being sent" in banner.inner_text()
+    page.screenshot(path="/tmp/flapjack-ui-health-banner.png")
