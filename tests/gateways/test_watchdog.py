@@ -13,7 +13,9 @@ import pytest
 import redis
 import yaml
 
+from flapjack_py.config import read_config_file
 from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.health import check_health
 from flapjack_py.store import contacts as contact_store
 
 from .conftest import SmtpServer, wait_for
@@ -48,10 +50,15 @@ def test_two_gateway_watchdogs_send_one_down_and_one_back(tmp_path: Path, redis_
         "watchdog": {"heartbeat_timeout": 10, "after": 2, "interval": 1, "contacts": ["ops"]}}))
     contact_store.create_contact(real_r, {"id": "ops", "first_name": "Ops", "last_name": "Team"})
     contact_store.set_medium(real_r, "ops", "email", "ops@example.com")
+    config = read_config_file(config_path)
     executive = start(["executive"], config_path)
-    gateways = [start(["gateway", "email"], config_path) for _ in range(2)]
+    gateways: list[subprocess.Popen[bytes]] = []
     try:
-        time.sleep(6)  # both watchdogs see health ok (executive and both email workers beat)
+        wait_for(lambda: check_health(real_r, config, int(time.time())).executives, 30, "the executive beats")
+        gateways += [start(["gateway", "email"], config_path) for _ in range(2)]
+        wait_for(lambda: check_health(real_r, config, int(time.time())).gateways["email"]["workers"] == 2, 30,
+                 "both email workers beat")
+        time.sleep(3)  # a few rounds of both watchdogs: all is well, nobody is paged
         assert subjects(smtp_server) == []
         stop(executive, signal.SIGKILL)
         killed = time.monotonic()
