@@ -68,10 +68,30 @@ def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
 
 
+def _host_port(entry: str) -> str:
+    host, _, port = entry.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"expected host:port, got {entry!r}")
+    return entry
+
+
 class RedisConfig(Section):
-    """Where Redis is; with no url flapjack starts the embedded server."""
+    """Where Redis is; with no url and no sentinels flapjack starts the embedded server."""
 
     url: Annotated[Text, AfterValidator(_redis_url)] | None = None
+    """redis://, rediss:// (TLS) or unix://; with sentinels only its scheme and db number are used."""
+    sentinels: Annotated[tuple[Annotated[Text, AfterValidator(_host_port)], ...],
+                         BeforeValidator(lambda v: () if v is None else v)] = ()
+    """`host:port` of each Sentinel; when set, the primary of master_name is asked of them."""
+    master_name: Annotated[Text, Field(max_length=200)] = "mymaster"
+    username: Text | None = None
+    """ACL user (overrides the URL's)."""
+    password: Text | None = None
+    """Password (overrides the URL's); write it as ${ENV_VAR}."""
+    sentinel_password: Text | None = None
+    """Password of the sentinels themselves, when they need one."""
+    ssl_ca_certs: Text | None = None
+    """CA bundle (PEM) that signed the server's certificate, for rediss:// URLs."""
     data_dir: Text | None = None
     """Embedded server's data directory; None = the user data dir."""
     embedded_binary: Text | None = None

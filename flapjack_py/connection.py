@@ -1,35 +1,59 @@
-"""Open the Redis connection a command runs against: the configured URL or the embedded server."""
+"""Build the Redis clients every part runs against: URL (TLS, ACL user), Sentinel, or the embedded server.
+
+One place makes clients, so the executive, the gateway workers (rq wants bytes
+replies) and the web app all get the same settings: with `redis.sentinels` a
+redis-py Sentinel-managed pool, which asks the sentinels for the primary on
+every new connection and so follows a failover. A command that cannot connect
+is retried RETRIES times RETRY_WAIT s apart; redis-py applies the same policy to
+the connect call inside each try (to one fixed address), so it stays short:
+long back-offs belong to the callers' loops (executive, rq worker), which ask
+the sentinels again each time.
+"""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
+from urllib.parse import urlparse
 
 import redis
+from redis.backoff import ConstantBackoff
+from redis.retry import Retry
+from redis.sentinel import Sentinel
 
-from .config import Config
+from .config import Config, RedisConfig
 from .embedded_redis import EmbeddedRedis
-from .errors import RedisUnavailable
+from .errors import ConfigError, RedisUnavailable
 from .redaction import mask_url
 
 log = logging.getLogger(__name__)
 
+RETRIES = 3
+"""Retries of a command that fails to connect or times out."""
+RETRY_WAIT = 0.2
+"""Seconds between those retries."""
+SOCKET_TIMEOUT = 10.0
+"""Seconds a command may wait for a reply before the connection counts as lost."""
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a TCP connection to Redis (an unreachable host is an error, not a hang)."""
+SENTINEL_TIMEOUT = 3.0
+"""Seconds to wait for a sentinel's connection or reply before asking the next one."""
 
 
 def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
-    """Return (client, embedded server to stop or None).
+    """Return (bytes client, embedded server to stop or None).
 
-    With no `redis.url` the embedded server is started, unless another process already runs it.
+    With neither `redis.url` nor `redis.sentinels` the embedded server is started,
+    unless another process already runs it.
     """
-    if config.redis.url:
-        client = redis.Redis.from_url(config.redis.url, socket_connect_timeout=CONNECT_TIMEOUT)
+    if config.redis.url or config.redis.sentinels:
+        client = make_client(config.redis)
         try:
             client.ping()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             client.close()
-            raise unreachable(config.redis.url, exc) from None
-        warn_if_not_persistent(client, config.redis.url)
+            raise unreachable(describe(config.redis), exc) from None
+        warn_if_not_persistent(client, describe(config.redis))
         return client, None
     server = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary)
     if server.answering():  # another flapjack process (e.g. `flapjack server`) runs it: share, never stop it
@@ -38,6 +62,19 @@ def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
     server.start()
     log.info("embedded Redis listening at %s", server.url)
     return server.client(), server
+
+
+def make_client(cfg: RedisConfig, decode_responses: bool = False) -> redis.Redis:
+    """A client for the configured URL or Sentinel service (bytes replies unless `decode_responses`)."""
+    options = _options(cfg, decode_responses)
+    if cfg.sentinels:
+        sentinel = Sentinel(parse_sentinels(cfg.sentinels), sentinel_kwargs=_sentinel_options(cfg), **options)
+        db = _db_of(cfg.url)
+        ssl = bool(cfg.url and cfg.url.startswith("rediss://"))
+        return sentinel.master_for(cfg.master_name, db=db, ssl=ssl, **_ssl_options(cfg, ssl))
+    if not cfg.url:
+        raise ConfigError("redis.url: needed (or redis.sentinels)")
+    return redis.Redis.from_url(cfg.url, **options, **_ssl_options(cfg, cfg.url.startswith("rediss://")))
 
 
 def unreachable(url: str | None, exc: Exception) -> RedisUnavailable:
@@ -49,15 +86,68 @@ def unreachable(url: str | None, exc: Exception) -> RedisUnavailable:
     return RedisUnavailable(f"cannot reach Redis at {mask_url(url or 'the embedded server')}: {reason}")
 
 
-def warn_if_not_persistent(client: redis.Redis, url: str) -> None:
+def parse_sentinels(entries: tuple[str, ...]) -> list[tuple[str, int]]:
+    """`host:port` strings as (host, port); ConfigError naming a bad one."""
+    found = []
+    for entry in entries:
+        host, _, port = entry.rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"redis.sentinels: expected host:port, got {entry!r}")
+        found.append((host.strip("[]"), int(port)))
+    return found
+
+
+def describe(cfg: RedisConfig) -> str:
+    """Where Redis is, for logs: the URL without its password, or the Sentinel service."""
+    if cfg.sentinels:
+        return f"sentinel service {cfg.master_name} ({', '.join(cfg.sentinels)})"
+    url = urlparse(cfg.url or "")
+    netloc = url.netloc.rpartition("@")[2]
+    return url._replace(netloc=netloc).geturl()
+
+
+def warn_if_not_persistent(client: redis.Redis, where: str) -> None:
     """Log a warning when the server keeps neither an AOF nor RDB snapshots (events could be lost)."""
     try:
         conf = client.config_get("appendonly")
         save = client.config_get("save")
     except redis.ResponseError:  # CONFIG may be disabled on managed servers
         return
+    except redis.ConnectionError as exc:
+        log.warning("Redis at %s not reachable yet: %s", where, exc)
+        return
     aof = conf.get("appendonly") or conf.get(b"appendonly")
     snap = save.get("save") or save.get(b"save")
     if aof in ("no", b"no") and not snap:
         log.warning("Redis at %s has persistence off (no AOF, no RDB): a server restart loses queued events",
-                    mask_url(url))
+                    mask_url(where))
+
+
+def _options(cfg: RedisConfig, decode_responses: bool) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "decode_responses": decode_responses, "socket_timeout": SOCKET_TIMEOUT,
+        "socket_connect_timeout": CONNECT_TIMEOUT, "health_check_interval": 30,
+        "retry": Retry(ConstantBackoff(RETRY_WAIT), RETRIES),
+        "retry_on_error": [redis.ConnectionError, redis.TimeoutError],
+    }
+    if cfg.username:
+        options["username"] = cfg.username
+    if cfg.password:
+        options["password"] = cfg.password
+    return options
+
+
+def _sentinel_options(cfg: RedisConfig) -> dict[str, Any]:
+    options: dict[str, Any] = {"socket_timeout": SENTINEL_TIMEOUT, "socket_connect_timeout": SENTINEL_TIMEOUT}
+    if cfg.sentinel_password:
+        options["password"] = cfg.sentinel_password
+    return options
+
+
+def _ssl_options(cfg: RedisConfig, ssl: bool) -> dict[str, Any]:
+    return {"ssl_ca_certs": cfg.ssl_ca_certs} if ssl and cfg.ssl_ca_certs else {}
+
+
+def _db_of(url: str | None) -> int:
+    path = urlparse(url or "").path.strip("/")
+    return int(path) if path.isdigit() else 0

@@ -90,6 +90,7 @@ class Executive:
         self.heartbeat = Heartbeat(role="executive", host=self.host, pid=self.pid, started=int(time.time()))
         self._stopping = False
         self._registered = False
+        self._requeue_own = False  # a lost connection left events in flight to put back
         self._last_beat = self._last_recovery = self._check_tags_at = 0.0
         self._series_at = 0
         self._check_tags: list[str] = []
@@ -161,6 +162,8 @@ class Executive:
         signal.signal(signal.SIGINT, handler)
 
     def _housekeeping(self) -> None:
+        if self._requeue_own:
+            self._recover_own()
         mono = time.monotonic()
         if mono - self._last_beat >= HEARTBEAT_EVERY:
             self.heartbeat.at = int(time.time())
@@ -198,12 +201,20 @@ class Executive:
         pipe.execute()
 
     def _recover_own(self) -> None:
+        """After a lost connection: put this executive's uncommitted events back, retried until it works.
+
+        With Sentinel the promoted replica still holds them in flight, under a
+        heartbeat this executive keeps alive, so no other executive takes them back.
+        """
+        self._requeue_own = True
+        self._last_beat = 0.0  # requeueing drops the heartbeat key: beat again at once (health reads it)
         try:
             moved = self.queue.requeue_own()
-            if moved:
-                log.info("put %d uncommitted events back on the queue", moved)
         except redis.ConnectionError:
-            pass
+            return
+        self._requeue_own = False
+        if moved:
+            log.info("put %d uncommitted events back on the queue", moved)
 
     # --- batches -----------------------------------------------------------
 

@@ -13,6 +13,7 @@ import redis as redis_lib
 from flask import Flask
 
 from flapjack_py.config import Config, load_config
+from flapjack_py.connection import make_client
 from flapjack_py.store import decoded
 
 log = logging.getLogger(__name__)
@@ -28,10 +29,10 @@ class FlapjackContext:
 
 
 def create_app(redis: redis_lib.Redis | None = None, config: Config | dict[str, Any] | None = None) -> Flask:
-    """Build the Flask app; `redis` defaults to the configured URL (or localhost)."""
+    """Build the Flask app; `redis` defaults to the configured URL or Sentinel service (else localhost)."""
     cfg = load_config(config)
     if redis is None:
-        redis = redis_lib.Redis.from_url(cfg.redis.url or "redis://127.0.0.1:6379/0")
+        redis = make_client(cfg.redis) if cfg.redis.url or cfg.redis.sentinels else redis_lib.Redis()
     app = Flask(__name__)
     app.url_map.strict_slashes = False
     app.json.sort_keys = False  # type: ignore[attr-defined]

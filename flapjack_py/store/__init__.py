@@ -7,6 +7,7 @@ Redis types and return plain values. Key names come from flapjack_py.keys.
 from __future__ import annotations
 
 import redis
+from redis.sentinel import SentinelConnectionPool
 
 
 def decoded(client: redis.Redis) -> redis.Redis:
@@ -21,5 +22,11 @@ def decoded(client: redis.Redis) -> redis.Redis:
         return client
     kwargs["decode_responses"] = True
     kwargs.setdefault("encoding_errors", "replace")
-    new_pool = pool.__class__(connection_class=pool.connection_class, **kwargs)
+    if isinstance(pool, SentinelConnectionPool):  # same sentinels and service: follows a failover too
+        kwargs.pop("connection_pool", None)
+        new_pool: redis.ConnectionPool = SentinelConnectionPool(
+            pool.service_name, pool.sentinel_manager, is_master=pool.is_master,
+            check_connection=pool.check_connection, **kwargs)
+    else:
+        new_pool = pool.__class__(connection_class=pool.connection_class, **kwargs)
     return redis.Redis(connection_pool=new_pool)
