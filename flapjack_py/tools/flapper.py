@@ -89,8 +89,6 @@ def flapper() -> None:
               help="Port to listen on.")
 @click.option("-f", "--frequency", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
               help="Seconds in one up+down period.")
-@click.option("-d/-D", "--daemonize/--no-daemonize", default=False,
-              help="Accepted for compatibility; the flapper always runs in the foreground.")
 @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
 @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
 def start(bind_ip: str | None, bind_port: int, frequency: float, **_: object) -> None:

@@ -1,7 +1,8 @@
 """`flapjack receiver ...`: turn other systems' output into Flapjack events (engine.md 8).
 
-Receivers run in the foreground (stop them with Ctrl-C or SIGTERM); start/restart of the
-Nagios and NSCA receivers ignore --daemonize, and stop/status report that nothing runs in the background.
+Receivers run in the foreground (stop them with Ctrl-C or SIGTERM; under systemd see deploy/);
+there is no --daemonize, and stop/status of the Nagios and NSCA receivers report that nothing runs in
+the background.
 """
 
 from __future__ import annotations
@@ -151,8 +152,6 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str) -> click.Group:
     @mode_option
     @buffer_option
     @name_option
-    @click.option("-d/-D", "--daemonize/--no-daemonize", default=False,
-                  help="Accepted for compatibility; the receiver always runs in the foreground.")
     @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
     @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
     @click.pass_obj

@@ -1,0 +1,29 @@
+"""WSGI entry point for any WSGI server, with several worker processes if wanted:
+
+    gunicorn --workers 4 --bind 0.0.0.0:3080 'web.wsgi:app'
+    waitress-serve --threads 16 --listen 0.0.0.0:3080 web.wsgi:app
+
+The config comes from FLAPJACK_CONFIG (and FLAPJACK_REDIS_URL). A shared Redis
+(`redis.url` or `redis.sentinels`) is required: several workers must not each
+start an embedded server. Every worker process imports this module once.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flapjack_py.config import read_config_file
+from flapjack_py.connection import make_client
+from flapjack_py.errors import ConfigError
+from flapjack_py.logs import setup_logging
+
+from . import create_app
+
+log = logging.getLogger(__name__)
+
+_config = read_config_file(None)
+if not (_config.redis.url or _config.redis.sentinels):
+    raise ConfigError("redis.url: web.wsgi needs a shared Redis (set redis.url or redis.sentinels)")
+setup_logging(_config.logging)
+app = create_app(redis=make_client(_config.redis), config=_config)
+"""The Flask app (JSON API under /api, UI at /)."""
