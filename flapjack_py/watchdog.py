@@ -76,7 +76,7 @@ def due(healthy: bool, failing_since: float | None, now: float, after: int) -> A
 
 
 class Watchdog:
-    """Checks health and announces changes; `tick()` is one round, `run()` loops until stopped."""
+    """Checks health and announces changes; `tick()` is one round (gateways.watchdog loops it)."""
 
     def __init__(self, client: redis.Redis, config: Config, send: Sender,
                  session: requests.Session | None = None) -> None:
@@ -87,12 +87,11 @@ class Watchdog:
         self.session = session or requests.Session()
         self.failing_since: float | None = None
         self.paged_alone = False  # sent "down" while Redis was unreachable (no shared state recorded)
-        self.last_health: Health | None = None
 
     def tick(self, now: float | None = None) -> Health:
         """One round: check health, announce a change when due, ping when healthy."""
         now = time.time() if now is None else now
-        health = self.last_health = check_health(self.client, self.config, int(now))
+        health = check_health(self.client, self.config, int(now))
         if health.ok:
             self.failing_since = None
         elif self.failing_since is None:
