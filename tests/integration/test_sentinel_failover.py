@@ -96,7 +96,7 @@ def test_processing_follows_a_failover(tmp_path: Path) -> None:
     try:
         feeder.start()
         wait_for(lambda: len(applied(client)) >= 200, 30, "events processed before the failover")
-        assert http.get("/api/health").status_code == 200
+        wait_for(lambda: http.get("/api/health").status_code == 200, 30, "both processes beat (health ok)")
 
         cluster.kill_primary()
         killed = time.monotonic()
