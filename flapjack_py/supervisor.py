@@ -19,10 +19,9 @@ import time
 from dataclasses import dataclass, field
 from types import FrameType
 
-import redis
-
 from .access import FIRST_ADMIN_HINT, exposure_problem
 from .config import Config
+from .connection import make_client
 from .embedded_redis import EmbeddedRedis
 from .errors import ConfigError
 from .store import users as user_store
@@ -73,7 +72,7 @@ def run_server(config: Config, config_path: str | None = None) -> int:
     path = config_path or _config_path()
     if path:
         env["FLAPJACK_CONFIG"] = os.path.abspath(path)
-    if not config.redis.url:
+    if not (config.redis.url or config.redis.sentinels):
         embedded = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary).start()
         env["FLAPJACK_REDIS_URL"] = embedded.url
         log.info("server: embedded Redis at %s", embedded.url)
@@ -126,7 +125,7 @@ def plan(config: Config) -> list[tuple[str, list[str]]]:
 
 def _check_web_exposure(config: Config, url: str) -> None:
     """Refuse (ConfigError) to serve the web app open to all beyond loopback; say how to add the first admin."""
-    client = redis.Redis.from_url(url)
+    client = make_client(config.redis.model_copy(update={"url": url}) if url else config.redis)
     try:
         exists = bool(config.web.api_token) or user_store.credentials_exist(client)
     finally:

@@ -5,7 +5,9 @@
 
 The config comes from FLAPJACK_CONFIG (and FLAPJACK_REDIS_URL). A shared Redis
 (`redis.url` or `redis.sentinels`) is required: several workers must not each
-start an embedded server. Every worker process imports this module once.
+start an embedded server. As `flapjack web` on a public address, it refuses to
+serve while no web user or API token exists (unless `web.allow_anonymous`).
+Every worker process imports this module once.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from flapjack_py.errors import ConfigError
 from flapjack_py.logs import setup_logging
 
 from . import create_app
+from .serve import refuse_open_exposure
 
 log = logging.getLogger(__name__)
 
@@ -25,5 +28,7 @@ _config = read_config_file(None)
 if not (_config.redis.url or _config.redis.sentinels):
     raise ConfigError("redis.url: web.wsgi needs a shared Redis (set redis.url or redis.sentinels)")
 setup_logging(_config.logging)
-app = create_app(redis=make_client(_config.redis), config=_config)
+_client = make_client(_config.redis)
+refuse_open_exposure(_config, _client, "0.0.0.0")  # the server's address is unknown here: assume it is reachable
+app = create_app(redis=_client, config=_config)
 """The Flask app (JSON API under /api, UI at /)."""

@@ -102,15 +102,21 @@ def test_the_image_builds_and_runs_flapjack() -> None:
     assert user.stdout.strip() != "0"
 
 
-def test_web_wsgi_app_is_an_entry_point_for_any_wsgi_server(tmp_path: Path) -> None:
+@pytest.mark.real
+def test_web_wsgi_app_is_an_entry_point_for_any_wsgi_server(tmp_path: Path, redis_server) -> None:  # type: ignore[no-untyped-def]
     import os
     import sys
 
-    env = dict(os.environ, FLAPJACK_REDIS_URL="redis://127.0.0.1:1/0")
-    env.pop("FLAPJACK_CONFIG", None)
+    env = dict(os.environ, FLAPJACK_REDIS_URL=redis_server.url, FLAPJACK_CONFIG=str(tmp_path / "open.yml"))
+    (tmp_path / "open.yml").write_text("web: {allow_anonymous: true}\n")
     code = "import web.wsgi as w; print(type(w.app).__name__, w.app.url_map.bind('x').match('/api/health')[0])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["Flask", "api.get_health"]
+    env["FLAPJACK_CONFIG"] = str(tmp_path / "closed.yml")
+    (tmp_path / "closed.yml").write_text("logging: {level: INFO}\n")
+    refused = subprocess.run([sys.executable, "-c", "import web.wsgi"], env=env, capture_output=True, text=True,
+                             check=False)
+    assert refused.returncode != 0 and "flapjack user add" in refused.stderr  # no user yet: not served open
     env.pop("FLAPJACK_REDIS_URL")
     refused = subprocess.run([sys.executable, "-c", "import web.wsgi"], env=env, capture_output=True, text=True,
                              check=False)
