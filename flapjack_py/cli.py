@@ -86,7 +86,7 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
 @main.command()
 @click.pass_obj
 def server(config: Config) -> None:
-    """Run everything: executive, enabled gateways and the web app, supervised."""
+    """Run everything: executive, watchdog, enabled gateways and the web app, supervised."""
     from .connection import open_redis
     from .supervisor import run_server
 
