@@ -94,8 +94,8 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
             return 0
         _start_poller(gateway, client, stop_polling)
         _every(SCHEDULE_TICK, lambda: _tick(worker.queues[0]), stop_polling, f"{name}-retries")
-        with alive(client, config, name) as worker.liveness:
-            worker.work(with_scheduler=False, logging_level=logging.getLevelName(log.getEffectiveLevel()))
+        with alive(client, config, name) as beat:
+            _work_until_stopped(worker, beat)
         return 0
     finally:
         stop_polling.set()
@@ -169,6 +169,24 @@ def _module_runner(name: str) -> Any:
     except ImportError:
         return None
     return getattr(module, "run", None)
+
+
+def _work_until_stopped(worker: GatewayWorker, beat: Heartbeat) -> None:
+    """Run the rq worker; when Redis is lost outside rq's own retry (e.g. during a Sentinel failover)
+    start a fresh worker after a back-off, so the process, its heartbeat and its watchdog live on."""
+    backoff = 1.0
+    while True:
+        worker.liveness = beat
+        try:
+            worker.work(with_scheduler=False, logging_level=logging.getLevelName(log.getEffectiveLevel()))
+            return
+        except redis.ConnectionError as exc:
+            log.error("gateway %s: lost Redis (%s); starting the worker again in %.0fs", beat.medium, exc, backoff)
+        time.sleep(backoff)
+        if worker._stop_requested:  # SIGTERM while waiting: rq's handler asked this worker to stop
+            return
+        backoff = min(backoff * 2, 30.0)
+        worker = make_worker(worker.connection, worker.queues[0].name)
 
 
 def _run_module(runner: Any, name: str, config: Config, burst: bool) -> int:
