@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import redis
 import yaml
+from rq import Queue, Worker
 
 import web
 from flapjack_py import keys
@@ -97,6 +98,8 @@ def test_processing_follows_a_failover(tmp_path: Path) -> None:
         feeder.start()
         wait_for(lambda: len(applied(client)) >= 200, 30, "events processed before the failover")
         wait_for(lambda: http.get("/api/health").status_code == 200, 30, "both processes beat (health ok)")
+        wait_for(lambda: Worker.all(queue=Queue("email", connection=make_client(config.redis))), 30,
+                 "the email rq worker is registered")
 
         cluster.kill_primary()
         killed = time.monotonic()
@@ -108,7 +111,7 @@ def test_processing_follows_a_failover(tmp_path: Path) -> None:
         assert resumed <= failover + 5, (resumed, failover)
 
         alert = enqueue_like_notifier(make_client(config.redis), config, make_alert(address="ops@example.com"))
-        wait_for(lambda: smtp.messages, 20, "the gateway delivers through the new primary")
+        wait_for(lambda: smtp.messages, 60, "the gateway delivers through the new primary")
         assert smtp.messages[0]["To"] == "ops@example.com" and alert["id"]
         health = http.get("/api/health").get_json(force=True)
         assert health["status"] == "ok", health
