@@ -52,7 +52,7 @@ def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
             client.ping()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             client.close()
-            raise unreachable(describe(config.redis), exc) from None
+            raise unreachable(describe(config.redis) if config.redis.sentinels else config.redis.url, exc) from None
         warn_if_not_persistent(client, describe(config.redis))
         return client, None
     server = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary)
