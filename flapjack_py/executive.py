@@ -18,6 +18,7 @@ import signal
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -49,6 +50,7 @@ HEARTBEAT_TTL = 30  # seconds without a heartbeat before this executive's in-fli
 HEARTBEAT_EVERY = 5.0  # seconds between heartbeats
 RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight events
 CHECK_TAGS_EVERY = 10.0  # seconds the list of check tags is cached
+MAX_NOTIFY_ATTEMPTS = 10  # decisions redone when other executives change a contact's rollup state; the last unwatched
 GC_YOUNG_THRESHOLD = 50_000  # net allocations between young-generation collections in run() (default 700)
 METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
 ENTITY_ID_NAMESPACE = uuid.UUID("5b0d7a3c-6f1e-4c2a-9a57-f1a9ac3e0b15")  # entity ids: uuid5 of this and the name
@@ -57,6 +59,10 @@ SERIES_EVERY = 60  # seconds (wall clock) between materialisations of recurring 
 
 class _InFlightTaken(Exception):
     """Another executive took back this one's in-flight events (its heartbeat lapsed): drop the batch."""
+
+
+class _SharedChanged(Exception):
+    """Another executive changed a contact's alerting set or drop_rollup key the notifications read: redo them."""
 
 
 @dataclass
@@ -296,9 +302,30 @@ class Executive:
                     log.exception("%s: processing failed; filed as rejected", item.id)
                     writes = self._rejected(raw, claim, now, f"internal error: {exc!r}")
             batch.pending.append(writes)
-        if batch.requests:
-            self._notify_batch(batch)
-        self._commit_or_isolate(batch)
+        self._notify_and_commit(batch)
+
+    def _notify_and_commit(self, batch: _Batch) -> None:
+        """Decide the notifications and commit, deciding again while other executives change what they read.
+
+        Per-check keys are this executive's while it holds the checks' claims; the contact-level keys
+        several checks share (rollup alerting sets, drop_rollup keys) are WATCHed from before they are
+        read, so two executives notifying one contact at once cannot both act on the same state.
+        """
+        saved = [(request.writes, request.writes.snapshot()) for request in batch.requests]
+        for attempt in range(1, MAX_NOTIFY_ATTEMPTS + 1):
+            if batch.requests:
+                self._notify_batch(batch, watch=attempt < MAX_NOTIFY_ATTEMPTS)
+            try:
+                self._commit_or_isolate(batch)
+                return
+            except _SharedChanged:
+                log.info("contact rollup state changed by another executive; deciding %d notifications again",
+                         len(batch.requests))
+            for writes, snapshot in saved:
+                writes.restore(snapshot)
+            batch.requests = [r for r in batch.requests if r.error is None]
+            for request in batch.requests:
+                request.alerts = []
 
     def _commit_or_isolate(self, batch: _Batch) -> None:
         """Commit the pending events; if Redis refuses the MULTI, commit them one by one, rejecting culprits."""
@@ -306,14 +333,14 @@ class Executive:
         try:
             self._commit(batch, batch.pending)
             return
-        except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
+        except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken, _SharedChanged):
             raise
         except Exception:
             log.exception("committing %d events failed; committing them one at a time", len(pending))
         for writes in pending:
             try:
                 self._commit(batch, [writes])
-            except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
+            except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken, _SharedChanged):
                 raise
             except Exception as exc:
                 log.exception("event could not be committed; filed as rejected")
@@ -371,6 +398,8 @@ class Executive:
         try:
             results = pipe.execute(raise_on_error=False)
         except redis.WatchError:
+            if self.queue.in_flight_count() == batch.in_flight:
+                raise _SharedChanged() from None  # only a contact's rollup state moved (see _notify_and_commit)
             raise _InFlightTaken() from None
         finally:
             pipe.reset()
@@ -528,7 +557,7 @@ class Executive:
             state_duration=None if snap.last_change is None else now - snap.last_change, tags=tuple(sorted(tags)),
         )
 
-    def _notify_batch(self, batch: _Batch) -> None:
+    def _notify_batch(self, batch: _Batch, watch: bool = False) -> None:
         """Complete the batch's notifications with their previous state run, then have the notifier decide them."""
         ids = list(dict.fromkeys((r.notification.entity, r.notification.check) for r in batch.requests))
         stored = check_store.load_recent_state_changes(self.client, ids)
@@ -538,16 +567,27 @@ class Executive:
             last_state, last_summary = previous_run(stored[(n.entity, n.check)], earlier, latest=request.latest)
             request.notification = replace(n, last_state=last_state, last_summary=last_summary)
         try:
-            self.notifier.notify(batch.requests, batch.facts)
+            self.notifier.notify(batch.requests, batch.facts, self._watcher(batch) if watch else None)
         except (redis.ConnectionError, redis.TimeoutError):
             raise
         except Exception:
             log.exception("notifying %d events together failed; notifying them one at a time", len(batch.requests))
+            if batch.guard is not None:  # one at a time, nothing is watched but the in-flight list
+                batch.guard.reset()
+                batch.guard = None
             self._notify_one_by_one(batch)
             return
         for request in batch.requests:
             if request.error is not None:
                 self._reject_notified(batch, request)
+
+    def _watcher(self, batch: _Batch) -> Callable[[list[str]], None]:
+        """WATCH keys on the batch's guard, so its commit fails if they change (see _notify_and_commit)."""
+        def watch(shared: list[str]) -> None:
+            if batch.guard is None:
+                batch.guard = self._guard(batch.in_flight)
+            batch.guard.watch(*shared)
+        return watch
 
     def _notify_one_by_one(self, batch: _Batch) -> None:
         """Fallback: commit the events before each notification, then notify it alone (as separate batches would)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,17 +65,18 @@ class Notifier:
         self.connection = connection  # raw (bytes) client: rq needs it
         self.config = config
 
-    def notify(self, requests: Sequence[NotifyRequest],
-               changes: Mapping[str, Sequence[FactsChange]] | None = None) -> None:
+    def notify(self, requests: Sequence[NotifyRequest], changes: Mapping[str, Sequence[FactsChange]] | None = None,
+               watch: Callable[[list[str]], None] | None = None) -> None:
         """Decide and write the alerts of `requests` (in batch order).
 
         `changes` are the check facts the batch's events changed (check id ->
         changes in batch order); a notification sees those of events before it.
         A notification whose decisions raise gets `error` set; the others go on.
+        `watch` is handed the contact-level keys read (flapjack_py.store.notify_data.load_notify_data).
         """
         checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state)
                   for r in requests]
-        view = _BatchView(self.connection, load_notify_data(self.connection, checks), changes or {})
+        view = _BatchView(self.connection, load_notify_data(self.connection, checks, watch), changes or {})
         for request in requests:
             try:
                 request.alerts = self._notify_one(view, request)

@@ -7,7 +7,7 @@ threshold, and the facts of every check those sets (or the batch) name.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import redis
@@ -56,15 +56,21 @@ def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> tuple[
             keys.drop_alerts_for_contact(contact_id, medium, check_id, state))
 
 
-def load_notify_data(client: redis.Redis, checks: Sequence[NotifiedCheck]) -> NotifyData:
-    """Everything the notifier reads for `checks`, in five round trips whatever their number."""
+def load_notify_data(client: redis.Redis, checks: Sequence[NotifiedCheck],
+                     watch: Callable[[list[str]], None] | None = None) -> NotifyData:
+    """Everything the notifier reads for `checks`, in five round trips whatever their number.
+
+    `watch` is called with the contact-level keys shared across checks (alerting sets and drop_rollup
+    keys of media with a rollup threshold) just before they are read: the executive WATCHes them so
+    that its commit fails if another executive changed them meanwhile.
+    """
     c = str_client(client)
     data = NotifyData(contact_ids=_contact_ids(c, checks))
     wanted = dict.fromkeys(cid for ids in data.contact_ids.values() for cid in ids)
     data.contacts = {d.contact.id: d for d in load_contact_details(c, list(wanted))}
     for check_id, ids in data.contact_ids.items():
         data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]
-    _load_rules_drops_sets(c, checks, data)
+    _load_rules_drops_sets(c, checks, data, watch)
     members = {m for alerting in data.alerting.values() for m in alerting.members}
     data.facts = load_check_facts(c, [*(n.id for n in checks), *sorted(members)])
     return data
@@ -90,12 +96,16 @@ def _contact_ids(c: redis.Redis, checks: Sequence[NotifiedCheck]) -> dict[str, l
     return found
 
 
-def _load_rules_drops_sets(c: redis.Redis, checks: Sequence[NotifiedCheck], data: NotifyData) -> None:
+def _load_rules_drops_sets(c: redis.Redis, checks: Sequence[NotifiedCheck], data: NotifyData,
+                           watch: Callable[[list[str]], None] | None) -> None:
     """Rules, drop keys and alerting sets in one round trip (for every medium of every contact: a superset)."""
     rule_ids = list(dict.fromkeys(rid for d in data.contacts.values() for rid in d.rule_ids))
     drops = list(dict.fromkeys(_drop_candidates(checks, data)))
     pairs = [(cid, m.type) for cid, d in data.contacts.items() for m in d.media.values()
              if m.effective_rollup_threshold is not None]
+    if watch is not None and pairs:
+        watch([k for cid, m in pairs
+               for k in (keys.contact_alerting_checks(cid, m), keys.drop_rollup_alerts_for_contact(cid, m))])
     p = c.pipeline(transaction=False)
     for rid in rule_ids:
         p.hgetall(keys.notification_rule(rid))

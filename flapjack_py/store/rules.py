@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
 
 import redis
@@ -15,7 +16,7 @@ from .client import str_client, writing
 
 log = logging.getLogger(__name__)
 
-
+AUTOMATIC_RULE_NAMESPACE = uuid.UUID("0f4e2d1c-8b7a-4e3d-9c2b-6a5f4e3d2c1b")  # automatic general rule ids
 
 
 def rule_ids(client: redis.Redis, contact_id: str) -> list[str]:
@@ -49,10 +50,13 @@ def load_rules(client: redis.Redis, contact_id: str, *, ensure_general: bool = T
 
 def ensure_general_rule(client: redis.Redis, contact_id: str, rules: list[NotificationRule], *,
                         pipe: redis.client.Pipeline | None = None) -> list[NotificationRule]:
-    """`rules`, with a new automatic general rule saved and put first when every rule is specific."""
+    """`rules`, with a new automatic general rule saved and put first when every rule is specific.
+
+    Its id is derived from the contact's, so executives creating it at once create one rule.
+    """
     if any(not rule.is_specific for rule in rules):
         return rules
-    rule = general_rule(contact_id)
+    rule = general_rule(contact_id, str(uuid.uuid5(AUTOMATIC_RULE_NAMESPACE, contact_id)))
     save_rule(client, rule, pipe=pipe)
     log.info("contact %s: automatic general rule %s created", contact_id, rule.id)
     return [rule, *rules]

@@ -68,6 +68,14 @@ class WriteBuffer:
     def zrem(self, key: str, *members: str) -> None:
         self.zsets.setdefault(key, {}).update(dict.fromkeys(members))
 
+    def snapshot(self) -> dict[str, Any]:
+        """A copy of the writes so far, for `restore` (the executive redoes a batch's notifications with it)."""
+        return {name: _copied(value) for name, value in vars(self).items()}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Forget every write made since `snapshot`."""
+        vars(self).update({name: _copied(value) for name, value in snapshot.items()})
+
     def merge(self, other: WriteBuffer) -> None:
         """Add another event's writes after these."""
         self.calls += other.calls
@@ -105,6 +113,15 @@ class WriteBuffer:
                 pipe.zrem(key, *removed)
         for key, seconds in self.expires.items():
             pipe.expire(key, seconds)
+
+
+def _copied(value: Any) -> Any:
+    """Containers copied as deep as the buffer nests them (values themselves are never changed in place)."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return list(value)
+    return value
 
 
 Writes = Union["redis.client.Pipeline", WriteBuffer]

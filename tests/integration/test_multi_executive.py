@@ -180,3 +180,62 @@ def test_one_executive_alone_still_matches_the_stream(real_r: redis.Redis) -> No
     push(real_r, stream)
     Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
     assert_same_as_stream(read_outcome(real_r, {check_id(c) for c in range(CHECKS)}), stream)
+
+
+def test_two_executives_notifying_one_contact_keep_its_rollup_right(redis_server: EmbeddedRedis,
+                                                                    real_r: redis.Redis, tmp_path: Path) -> None:
+    """30 checks of one contact (email rollup threshold 3) fail, then recover, with two executives at once.
+
+    One executive sends 2 problem alerts, then 1 rollup problem and holds back the rest while the
+    drop_rollup key lives; on recovery it holds back until 2 checks are left alerting: 1 rollup
+    recovery, then 2 recovery alerts. The alerting set ends empty.
+    """
+    add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600,
+                                                    "rollup_threshold": 3}})
+    config = {**CONFIG, "executive": {**SETTINGS, "batch_size": 1}}
+    procs = start_executives(redis_server, config, tmp_path, 2)
+    rounds = {}
+    try:
+        wait_registered(real_r, 2)
+        for state in ("critical", "ok"):
+            time.sleep(1 - time.time() % 1)
+            before = {a.decode() for a in real_r.zrange(keys.alerts(), 0, -1)}
+            push(real_r, [event(c, state, c) for c in range(30)])
+            wait_processed(real_r, 30 if state == "critical" else 60)
+            rounds[state] = Counter(
+                tuple(v.decode() for v in real_r.hmget(keys.alert(a.decode()), "type", "rollup"))
+                for a in real_r.zrange(keys.alerts(), 0, -1) if a.decode() not in before)
+    finally:
+        stop(procs)
+    assert rounds["critical"] == {("problem", ""): 2, ("problem", "problem"): 1}
+    assert rounds["ok"] == {("recovery", "recovery"): 1, ("recovery", ""): 2}
+    assert real_r.zcard(keys.contact_alerting_checks("alice", "email")) == 0
+
+
+def test_a_rollup_set_changed_by_another_executive_meanwhile_is_decided_again(
+        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between the notifier's read and the commit another executive alerts on a second check of the
+    contact: the commit fails on the WATCHed alerting set and the notification is decided again."""
+    add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600,
+                                                    "rollup_threshold": 2}})
+    executive = Executive(real_r, CONFIG)
+    decide = executive.notifier.notify
+    rounds: list[int] = []
+
+    def decide_while_another_executive_alerts(*args: Any) -> None:
+        decide(*args)
+        rounds.append(len(rounds))
+        if len(rounds) == 1:
+            now = int(time.time())
+            real_r.hset(keys.check("other", "disk"), mapping={"state": "critical", "last_change": now})
+            real_r.zadd(keys.current_checks("other"), {"disk": now})
+            real_r.zadd(keys.contact_alerting_checks("alice", "email"), {"other:disk": now})
+
+    monkeypatch.setattr(executive.notifier, "notify", decide_while_another_executive_alerts)
+    push(real_r, [event(0, "critical", 0)])
+    assert executive.drain() == 1
+    assert rounds == [0, 1]
+    alerts = [tuple(v.decode() for v in real_r.hmget(keys.alert(a.decode()), "type", "rollup"))
+              for a in real_r.zrange(keys.alerts(), 0, -1)]
+    assert alerts == [("problem", "problem")]  # two alerting checks: the threshold is reached
+    assert real_r.zcard(keys.contact_alerting_checks("alice", "email")) == 2
