@@ -7,7 +7,8 @@ Queues `--events` service events spread over `--checks` checks (a fraction
 `--failing` of them critical, the rest ok; new-check maintenance off, no
 contacts), then times `Executive.drain()` in `--executives` processes draining the queue together, and
 reports the CPU time per event of the Redis server and of the executives (on a machine with C CPUs the
-throughput cannot exceed C / (Redis + executive CPU per event)). Without --redis-url an
+throughput cannot exceed C / (Redis + executive CPU per event)) and how many CPUs the run kept busy (on a
+loaded machine: the share the scheduler gave it). Without --redis-url an
 embedded server (persistence off) is started in a temporary directory.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import random
 import sys
 import tempfile
@@ -104,9 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with EmbeddedRedis(tempfile.mkdtemp(prefix="fj-bench-"), persistent=False) as server:
             rate, cpu, ex_cpu = run(server.client(), server.url, events, args.batch_size, args.executives)
+    busy = rate * (cpu + ex_cpu) / 1e6  # CPU-seconds per second the executives and Redis kept busy
     print(f"{args.events} events over {args.checks} checks ({args.failing:.0%} failing), "
           f"batch {args.batch_size}, {args.executives} executive(s): {rate:,.0f} events/s, "
-          f"CPU per event: Redis {cpu:.1f} us, executives {ex_cpu:.1f} us")
+          f"CPU per event: Redis {cpu:.1f} us, executives {ex_cpu:.1f} us; CPUs busy {busy:.2f} "
+          f"of {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -90,6 +90,21 @@ def _docker_unavailable() -> str | None:
     return None if info.returncode == 0 else "no Docker engine answers (`docker info` failed)"
 
 
+def _compose_unavailable() -> str | None:
+    if shutil.which("docker") is None:
+        return "docker is not installed"
+    version = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True, check=False)
+    return None if version.returncode == 0 else "the docker compose plugin is not installed"
+
+
+@pytest.mark.skipif(_compose_unavailable() is not None, reason=str(_compose_unavailable()))
+def test_docker_compose_accepts_the_compose_file() -> None:
+    """`docker compose config` validates the file against the Compose specification (no engine needed)."""
+    result = subprocess.run(["docker", "compose", "-f", str(ROOT / "compose.yaml"), "config", "--quiet"],
+                            capture_output=True, text=True, check=False, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(_docker_unavailable() is not None, reason=str(_docker_unavailable()))
 def test_the_image_builds_and_runs_flapjack() -> None:
