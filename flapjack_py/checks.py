@@ -90,14 +90,6 @@ def ack_hash(event_id: str) -> str:
     return hashlib.sha1(event_id.encode("utf-8")).hexdigest()[:8]
 
 
-def to_int(value: object) -> int | None:
-    """An integer from a Redis string, or None when absent or not numeric."""
-    if value is None:
-        return None
-    try:
-        return int(value)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        return None
 
 
 def last_notification_type(last: dict[str, int | None]) -> str | None:

@@ -103,7 +103,7 @@ class EmbeddedRedis:
 
     def client(self, **kwargs: object) -> redis.Redis:
         """A new client connected to this server."""
-        return redis.Redis.from_url(self.url, **kwargs)  # type: ignore[arg-type]
+        return redis.Redis.from_url(self.url, **kwargs)
 
     def stop(self) -> None:
         """Ask the server to shut down (flushing its AOF), then reap it."""

@@ -165,7 +165,7 @@ class _BatchView:
         cid = details.contact.id
         if cid not in self._rules:
             found = [self.data.rules[rid] for rid in details.rule_ids if rid in self.data.rules]
-            self._rules[cid] = rule_store.ensure_general_rule(self.client, cid, found, pipe=writes)  # type: ignore[arg-type]
+            self._rules[cid] = rule_store.ensure_general_rule(self.client, cid, found, pipe=writes)
         return self._rules[cid]
 
     def dropped(self, contact_id: str, medium: str, notification: Notification) -> bool:

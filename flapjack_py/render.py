@@ -80,13 +80,14 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
     when = _int(alert.get("time")) or _int(alert.get("timestamp")) or 0
     rollup = [_rollup_row(cid, info) for cid, info in (alert.get("rollup_alerts") or {}).items()]
     state_duration = _int(alert.get("state_duration"))
+    stamp = _int(alert.get("time"))
     ctx = dict(alert)
     ctx.update(
         entity=entity, check_name=check, type_title=type_title(type_, str(alert.get("rollup") or "")),
         state_title=state_title(state), state_clause=state_clause(type_, state),
         ack_clause=ack_clause(type_, _int(alert.get("duration"))),
         summary=alert.get("summary") or "", details=alert.get("details") or "",
-        time_local=local_time(_int(alert["time"])) if _int(alert.get("time")) else "",
+        time_local=local_time(stamp) if stamp else "",
         time_short=short_time(when),
         duration_text=dur(state_duration) if state_duration and state_duration > 40 else "",
         last_state_title=state_title(str(alert["last_state"])) if alert.get("last_state") else "",

@@ -100,9 +100,9 @@ def rule_from_hash(rule_id: str, data: Mapping[str, str]) -> NotificationRule:
     data = dict(data)
     if "tags" not in data and "entity_tags" in data:
         data["tags"] = data["entity_tags"]
-    lists = {name: _json_list(rule_id, name, data.get(name)) for name in LIST_FIELDS}
-    flags = {name: str(data.get(name, "")).strip().lower() == "true" for name in BOOLEAN_FIELDS}
-    return NotificationRule(id=data.get("id") or rule_id, contact_id=data.get("contact_id", ""), **lists, **flags)
+    fields: dict[str, Any] = {name: _json_list(rule_id, name, data.get(name)) for name in LIST_FIELDS}
+    fields.update({name: str(data.get(name, "")).strip().lower() == "true" for name in BOOLEAN_FIELDS})
+    return NotificationRule(id=data.get("id") or rule_id, contact_id=data.get("contact_id", ""), **fields)
 
 
 def rule_to_hash(rule: NotificationRule) -> dict[str, str]:
@@ -115,9 +115,9 @@ def rule_to_hash(rule: NotificationRule) -> dict[str, str]:
 
 def rule_from_fields(rule_id: str, contact_id: str, fields: Mapping[str, Any]) -> NotificationRule:
     """A rule from API-style fields (unknown keys ignored, null blackholes false); validate first."""
-    values = {name: fields.get(name) for name in LIST_FIELDS}
-    flags = {name: bool(fields.get(name)) for name in BOOLEAN_FIELDS}
-    return NotificationRule(id=rule_id, contact_id=contact_id, **values, **flags)
+    values: dict[str, Any] = {name: fields.get(name) for name in LIST_FIELDS}
+    values.update({name: bool(fields.get(name)) for name in BOOLEAN_FIELDS})
+    return NotificationRule(id=rule_id, contact_id=contact_id, **values)
 
 
 def update_rule_fields(rule: NotificationRule, fields: Mapping[str, Any]) -> NotificationRule:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dateutil import parser as date_parser
@@ -18,7 +18,10 @@ from dateutil import rrule
 
 log = logging.getLogger(__name__)
 
-FREQUENCIES = {
+Frequency = Literal[0, 1, 2, 3, 4, 5, 6]
+"""A dateutil rrule frequency (YEARLY .. SECONDLY)."""
+
+FREQUENCIES: dict[str, Frequency] = {
     "Secondly": rrule.SECONDLY, "Minutely": rrule.MINUTELY, "Hourly": rrule.HOURLY, "Daily": rrule.DAILY,
     "Weekly": rrule.WEEKLY, "Monthly": rrule.MONTHLY, "Yearly": rrule.YEARLY,
 }
@@ -205,7 +208,7 @@ def _time_list(values: Any, zone: tzinfo) -> list[datetime]:
     return [parse_time(v, zone) for v in values]
 
 
-def _frequency(rule_type: Any, long_names: bool) -> int:
+def _frequency(rule_type: Any, long_names: bool) -> Frequency:
     name = rule_type if isinstance(rule_type, str) else ""
     if long_names and name.startswith("IceCube::") and name.endswith("Rule"):
         name = name[len("IceCube::"):-len("Rule")]

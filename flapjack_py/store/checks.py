@@ -13,8 +13,9 @@ from typing import Any
 import redis
 
 from .. import keys, scripts
-from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange, to_int
+from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange
 from ..events import Event, parse_perfdata
+from .client import opt_text, text, to_int
 from .writes import Writes
 
 
@@ -52,8 +53,8 @@ def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]
     values = r[4]
     n = len(NOTIFICATION_KINDS)
     return CheckSnapshot(
-        entity=entity, check=check, entity_id=_opt(r[0]) or None, registered=bool(r[1]),
-        ack_hash_stored=bool(r[2]), state=_opt(state) or None, last_change=to_int(last_change),
+        entity=entity, check=check, entity_id=opt_text(r[0]) or None, registered=bool(r[1]),
+        ack_hash_stored=bool(r[2]), state=opt_text(state) or None, last_change=to_int(last_change),
         last_update=to_int(last_update), initial_failure_delay=to_int(ifd), repeat_failure_delay=to_int(rfd),
         last_notifications={kind: to_int(v) for kind, v in zip(NOTIFICATION_KINDS, values[:n], strict=True)},
         scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),
@@ -137,38 +138,37 @@ def load_recent_state_changes(client: redis.Redis, check_ids: Sequence[tuple[str
     p = client.pipeline(transaction=False)
     for entity, check in check_ids:
         p.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)
-    stamps = [[_s(ts) for ts in found] for found in p.execute()]
+    stamps = [[text(ts) for ts in found] for found in p.execute()]
     for (entity, check), found in zip(check_ids, stamps, strict=True):
         for ts in found:
             p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
     values = iter(p.execute())
-    return {ids: [StateChange(int(float(ts)), *map(_opt, next(values))) for ts in found]
-            for ids, found in zip(check_ids, stamps, strict=True)}
+    return {ids: [_state_change(ts, next(values)) for ts in found] for ids, found in zip(check_ids, stamps, strict=True)}
 
 
 def load_check(client: redis.Redis, entity: str, check: str) -> dict[str, str]:
     """The check:E:C hash as str -> str ({} if never seen)."""
-    return {_s(k): _s(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
+    return {text(k): text(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
 
 
 def check_id_for_hash(client: redis.Redis, hash_: str) -> str | None:
     """E:C for an ack hash (compared lower-cased), or None."""
-    return _opt(client.hget(keys.checks_by_hash(), hash_.lower()))
+    return opt_text(client.hget(keys.checks_by_hash(), hash_.lower()))
 
 
 def failed_check_ids(client: redis.Redis) -> list[str]:
     """E:C of every failing check, oldest failure first."""
-    return [_s(m) for m in client.zrange(keys.failed_checks(), 0, -1)]
+    return [text(m) for m in client.zrange(keys.failed_checks(), 0, -1)]
 
 
 def current_check_names(client: redis.Redis, entity: str) -> list[str]:
     """Names of an entity's enabled checks, sorted."""
-    return sorted(_s(m) for m in client.zrange(keys.current_checks(entity), 0, -1))
+    return sorted(text(m) for m in client.zrange(keys.current_checks(entity), 0, -1))
 
 
 def all_check_ids(client: redis.Redis) -> list[str]:
     """Every E:C ever seen."""
-    return [_s(m) for m in client.zrange(keys.all_checks(), 0, -1)]
+    return [text(m) for m in client.zrange(keys.all_checks(), 0, -1)]
 
 
 def check_exists(client: redis.Redis, entity: str, check: str) -> bool:
@@ -179,7 +179,7 @@ def check_exists(client: redis.Redis, entity: str, check: str) -> bool:
 
 def check_state(client: redis.Redis, entity: str, check: str) -> str | None:
     """Current state of a check, or None if never seen."""
-    return _opt(client.hget(keys.check(entity, check), "state"))
+    return opt_text(client.hget(keys.check(entity, check), "state"))
 
 
 def is_enabled(client: redis.Redis, entity: str, check: str) -> bool:
@@ -189,12 +189,9 @@ def is_enabled(client: redis.Redis, entity: str, check: str) -> bool:
 
 def known_check_tags(client: redis.Redis) -> list[str]:
     """Every check tag in use, sorted."""
-    return sorted(_s(t) for t in client.smembers(keys.known_check_tags()))
+    return sorted(text(t) for t in client.smembers(keys.known_check_tags()))
 
 
-def _s(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
-
-def _opt(value: bytes | str | None) -> str | None:
-    return None if value is None else _s(value)
+def _state_change(ts: str, state_and_summary: list[bytes | str | None]) -> StateChange:
+    state, summary = state_and_summary
+    return StateChange(int(float(ts)), opt_text(state), opt_text(summary))

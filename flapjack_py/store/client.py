@@ -36,12 +36,14 @@ def writing(client: redis.Redis, pipe: redis.client.Pipeline | None) -> Iterator
 
 
 def to_int(value: Any) -> int | None:
-    """Leading-digits integer of a stored value ("300" -> 300, "12x" -> 12); None when there is none."""
+    """Leading-digits integer of a stored value, str or bytes ("300" -> 300, "12x" -> 12, as Ruby's to_i
+    read Flapjack's data); None when there is none (None, "", "x")."""
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    text = str(value).strip()
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    text = text.strip()
     sign, digits = (-1, text[1:]) if text.startswith("-") else (1, text)
     prefix = ""
     for char in digits:

@@ -12,9 +12,8 @@ from typing import Any
 import redis
 
 from .. import keys, reports
-from ..checks import to_int
 from .alerts import alert_ids, load_alert
-from .client import str_client
+from .client import str_client, to_int
 from .maintenance import SCHEDULED, UNSCHEDULED, in_force, list_windows
 
 STATUS_NOTIFICATIONS = ("problem", "recovery", "acknowledgement")

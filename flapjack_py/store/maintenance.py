@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import redis
 
 from .. import keys
-from ..checks import current_scheduled_window, to_int
-from .client import text
+from ..checks import current_scheduled_window
+from .client import text, to_int
 from .writes import Writes
 
 log = logging.getLogger(__name__)

@@ -18,6 +18,7 @@ from .. import keys
 from ..recurrence import Series, as_tuple, occurrences
 from . import maintenance as maint
 from .checks import current_check_names
+from .client import text
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def load_series(client: redis.Redis, series_id: str) -> Series | None:
 
 def list_series(client: redis.Redis, ids: Iterable[str] | None = None) -> list[Series]:
     """The series with `ids` (default: every series), unknown ids left out, sorted by id when listing all."""
-    wanted = list(ids) if ids is not None else sorted(_s(i) for i in client.smembers(keys.maintenance_series_ids()))
+    wanted = list(ids) if ids is not None else sorted(text(i) for i in client.smembers(keys.maintenance_series_ids()))
     with client.pipeline(transaction=False) as pipe:
         for series_id in wanted:
             pipe.hgetall(keys.maintenance_series(series_id))
@@ -75,8 +76,8 @@ def target_checks(client: redis.Redis, series: Series) -> list[tuple[str, str]]:
     found = [keys.split_check_id(c) for c in series.checks]
     names = _entity_names(client, series.entities)
     for tag in series.tags:
-        found += [keys.split_check_id(_s(c)) for c in client.smembers(keys.check_tag(tag))]
-        names += _entity_names(client, [_s(i) for i in client.smembers(keys.entity_tag(tag))])
+        found += [keys.split_check_id(text(c)) for c in client.smembers(keys.check_tag(tag))]
+        names += _entity_names(client, [text(i) for i in client.smembers(keys.entity_tag(tag))])
     for name in names:
         found += [(name, check) for check in current_check_names(client, name)]
     return list(dict.fromkeys(found))
@@ -117,7 +118,7 @@ def materialise_all(client: redis.Redis, now: int, ahead: int = AHEAD) -> int:
 def remove_future(client: redis.Redis, series_id: str, now: int) -> int:
     """Delete the series' windows that start after `now` (past and in-progress ones stay); return how many."""
     key = keys.maintenance_series_occurrences(series_id)
-    future = [_s(m) for m in client.zrangebyscore(key, f"({now}", "+inf")]
+    future = [text(m) for m in client.zrangebyscore(key, f"({now}", "+inf")]
     for member in future:
         entity, check, start = json.loads(member)
         maint.end_scheduled(client, entity, check, int(start), now)
@@ -144,11 +145,11 @@ def series_for_check(client: redis.Redis, entity: str, check: str) -> list[Serie
 
 def _entity_names(client: redis.Redis, ids: Iterable[str]) -> list[str]:
     wanted = list(ids)
-    return [_s(n) for n in client.hmget(keys.entity_names_by_id(), wanted) if n] if wanted else []
+    return [text(n) for n in client.hmget(keys.entity_names_by_id(), wanted) if n] if wanted else []
 
 
 def _recorded(client: redis.Redis, series_id: str, first: int, last: int) -> set[str]:
-    return {_s(m) for m in client.zrangebyscore(keys.maintenance_series_occurrences(series_id), first, last)}
+    return {text(m) for m in client.zrangebyscore(keys.maintenance_series_occurrences(series_id), first, last)}
 
 
 def _member(entity: str, check: str, start: int) -> str:
@@ -156,8 +157,4 @@ def _member(entity: str, check: str, start: int) -> str:
 
 
 def _strs(fields: dict[bytes, bytes] | dict[str, str]) -> dict[str, str]:
-    return {_s(k): _s(v) for k, v in fields.items()}
-
-
-def _s(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+    return {text(k): text(v) for k, v in fields.items()}

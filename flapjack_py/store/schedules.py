@@ -15,6 +15,7 @@ import redis
 from .. import keys
 from ..schedule_data import schedule_from_json, schedule_to_json
 from ..schedules import InvalidSchedule, Schedule
+from .client import text
 from .contacts import all_contact_ids, load_contacts
 
 log = logging.getLogger(__name__)
@@ -32,18 +33,18 @@ def save_schedule(client: redis.Redis, schedule: Schedule) -> None:
 
 def load_schedules(client: redis.Redis, ids: Iterable[str] | None = None) -> list[Schedule]:
     """The schedules with `ids` (default: all, by id); unknown or damaged ones are left out."""
-    wanted = list(ids) if ids is not None else sorted(_s(i) for i in client.smembers(keys.schedule_ids()))
+    wanted = list(ids) if ids is not None else sorted(text(i) for i in client.smembers(keys.schedule_ids()))
     with client.pipeline(transaction=False) as pipe:
         for schedule_id in wanted:
             pipe.hget(keys.schedule(schedule_id), "json")
         stored = pipe.execute()
     found = []
-    for schedule_id, text in zip(wanted, stored, strict=True):
-        if text is None:
+    for schedule_id, raw in zip(wanted, stored, strict=True):
+        if raw is None:
             continue
         try:
             # stored times are ISO 8601 UTC, so `now` plays no part in reading them back
-            found.append(schedule_from_json(json.loads(_s(text)), 0, schedule_id))
+            found.append(schedule_from_json(json.loads(text(raw)), 0, schedule_id))
         except (InvalidSchedule, ValueError):
             log.exception("schedule %s is damaged and ignored", schedule_id)
     return found
@@ -72,7 +73,3 @@ def known_contacts(client: redis.Redis) -> dict[str, str]:
         if contact.email:
             found.setdefault(contact.email.lower(), contact.id)
     return found
-
-
-def _s(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value

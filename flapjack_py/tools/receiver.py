@@ -92,7 +92,7 @@ def json_command(config: Config, source: Any, fifo_path: str | None, fifo_mode: 
         _run_pipe(config, "json", fifo_path, _or(fifo_mode, settings.mode()), _or(buffer, settings.buffer),
                   json_feed.feed_line)
         return
-    stream = source or click.get_text_stream("stdin")
+    stream = source or sys.stdin
     if source is None and stream.isatty():
         click.echo("No file provided, and STDIN is from terminal! Exiting...", err=True)
         sys.exit(1)

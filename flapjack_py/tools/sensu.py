@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -64,7 +65,7 @@ def _name(data: Any, part: str) -> str:
 @click.pass_obj
 def sensu_command(config: Config) -> None:
     """Sensu Go pipe handler: queue the Sensu event read from standard input (see deploy/sensu-handler.yml)."""
-    text = click.get_text_stream("stdin").read(MAX_INPUT + 1)
+    text = sys.stdin.read(MAX_INPUT + 1)
     if len(text) > MAX_INPUT:
         raise click.ClickException(f"Sensu event larger than {MAX_INPUT} bytes, not queued")
     try:

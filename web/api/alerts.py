@@ -7,8 +7,8 @@ from typing import Any
 from flask import Response, request
 
 from flapjack_py.access import shown_address
-from flapjack_py.checks import to_int
 from flapjack_py.store import history
+from flapjack_py.store.client import to_int
 
 from ..auth import current_principal
 from . import bp, paging

@@ -16,11 +16,11 @@ from typing import Any
 import redis
 
 from flapjack_py import keys
-from flapjack_py.checks import to_int
 from flapjack_py.events import FAILURE_STATES
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import maintenance as maint
+from flapjack_py.store.client import to_int
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import redis
 
 from flapjack_py import keys
-from flapjack_py.checks import to_int
 from flapjack_py.config import KNOWN_MEDIA, Config
 from flapjack_py.delivery import queue_for
+from flapjack_py.store.client import to_int
 from flapjack_py.store.events import COUNTER_FIELDS, utc_hour
 from flapjack_py.store.receivers import load_receiver_counters, rejected_reasons
 

@@ -1,0 +1,23 @@
+"""The data layer's reply helpers: one `to_int` for every stored integer, str and bytes alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from flapjack_py.store.client import opt_text, text, to_int
+
+
+@pytest.mark.parametrize(("stored", "expected"), [
+    ("300", 300), (b"300", 300), (" 42 ", 42), ("-5", -5), ("12x", 12), ("3.7", 3), (7, 7),
+    (None, None), ("", None), ("x", None), (b"", None), ("-", None),
+])
+def test_to_int_reads_leading_digits_as_flapjack_did(stored: object, expected: int | None) -> None:
+    assert to_int(stored) == expected
+
+
+def test_text_decodes_bytes_and_keeps_str() -> None:
+    assert text(b"caf\xc3\xa9") == "café"
+    assert text("café") == "café"
+    assert text(b"\xff") == "\ufffd"
+    assert opt_text(None) is None
+    assert opt_text(b"a") == "a"
