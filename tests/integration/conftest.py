@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import redis
+from scenario_steps import at
 
 from flapjack_py.executive import Executive
 from flapjack_py.notification import Notification
@@ -79,6 +80,15 @@ def send(push: Callable[..., None], executive: Executive) -> Callable[..., int]:
     def do(**over: Any) -> int:
         push(**over)
         return executive.drain()
+    return do
+
+
+@pytest.fixture
+def step(send: Callable[..., int], clock: Any) -> Callable[..., None]:
+    """`step(t, **event)`: at time t (absolute) send one event and drain (the scenario tests)."""
+    def do(t: int, **over: Any) -> None:
+        at(clock, t)
+        assert send(**over) == 1
     return do
 
 
