@@ -39,6 +39,7 @@ from .store import checks as check_store
 from .store import decoded, maintenance_series
 from .store import maintenance as maint
 from .store import metrics as metric_store
+from .store import tags as tag_store
 from .store.alerts import trim_alert_indexes
 from .store.events import EventQueue, Taken, drop_stale_archive_keys, utc_hour
 from .store.writes import WriteBuffer
@@ -49,7 +50,6 @@ NEW_CHECK_MAINTENANCE_SUMMARY = "Automatically created for new check"
 HEARTBEAT_TTL = 30  # seconds without a heartbeat before this executive's in-flight events are taken back
 HEARTBEAT_EVERY = 5.0  # seconds between heartbeats
 RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight events
-CHECK_TAGS_EVERY = 10.0  # seconds the list of check tags is cached
 MAX_NOTIFY_ATTEMPTS = 10  # decisions redone when other executives change a contact's rollup state; the last unwatched
 GC_YOUNG_THRESHOLD = 50_000  # net allocations between young-generation collections in run() (default 700)
 METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
@@ -97,9 +97,8 @@ class Executive:
         self._stopping = False
         self._registered = False
         self._requeue_own = False  # a lost connection left events in flight to put back
-        self._last_beat = self._last_recovery = self._check_tags_at = 0.0
+        self._last_beat = self._last_recovery = 0.0
         self._series_at = 0
-        self._check_tags: list[str] = []
         self._hour = ""
         self._batch_seconds: list[float] = []
         self._last_metrics = 0.0
@@ -159,6 +158,7 @@ class Executive:
         self.queue.register(self.heartbeat.at, HEARTBEAT_TTL, self.heartbeat)
         self._registered = True
         self._last_beat = time.monotonic()
+        tag_store.index_check_tags(self.client)  # check tags written before the per-check sets existed
 
     def _install_signal_handlers(self) -> None:
         def handler(signum: int, _frame: object) -> None:
@@ -365,17 +365,9 @@ class Executive:
 
     def _load_batch(self, events: list[Event], counter: int) -> _Batch:
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
-        tags = self._known_check_tags()
-        snapshots = check_store.load_snapshots(self.raw, ids, tags) if ids else {}
+        snapshots = check_store.load_snapshots(self.raw, ids) if ids else {}
         entity_ids = {s.entity: s.entity_id for s in snapshots.values() if s.entity_id}
         return _Batch(snapshots, entity_ids, counter)
-
-    def _known_check_tags(self) -> list[str]:
-        mono = time.monotonic()
-        if mono - self._check_tags_at >= CHECK_TAGS_EVERY:
-            self._check_tags = check_store.known_check_tags(self.client)
-            self._check_tags_at = mono
-        return self._check_tags
 
     def _commit(self, batch: _Batch, pending: list[WriteBuffer]) -> None:
         """One MULTI: the pending events' writes (alerts and rq jobs included), their in-flight removal, instance TTLs.

@@ -222,6 +222,12 @@ def known_check_tags() -> str:
     return "known_tag:check_tag"
 
 
+def check_tags(entity: str, check: str) -> str:
+    """set: the tags of check E:C, the per-check reverse of check_tag:TAG (not a Flapjack key: reading a
+    check's tags costs one set read whatever the number of tags in use)."""
+    return f"{check_id(entity, check)}:check_tags"
+
+
 # --- entities --------------------------------------------------------------
 
 

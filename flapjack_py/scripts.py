@@ -154,56 +154,55 @@ return moved + reserved
 """
 
 LOAD_SNAPSHOTS = """
--- KEYS: none (every key is passed in ARGV; single-instance Redis only)
--- ARGV[1] entity ids hash, ARGV[2] all_checks, ARGV[3] check_hashes_by_id, ARGV[4] failed_checks,
--- ARGV[5] number of check tags T, ARGV[6..5+T] check tag set names,
--- then per check 12 values: E:C, entity name, check hash, scheduled_maintenances zset,
+-- KEYS[1] entity ids hash, KEYS[2] all_checks, KEYS[3] check_hashes_by_id, KEYS[4] failed_checks,
+-- then per check 11 keys: check hash, scheduled_maintenances zset, E:C:check_tags set,
 --   8 keys to MGET (6 last_*_notification, scheduled and unscheduled in-force keys)
+-- ARGV: per check 2 values: E:C, entity name
 -- Returns one array per check: {entity id, registered (1/0), ack hash stored (1/0), {state, last_change,
 -- last_update, initial_failure_delay, repeat_failure_delay}, MGET values, scheduled windows (ZRANGE
--- WITHSCORES, only for a new check or when no window is in force), failed_checks score, tag memberships}.
+-- WITHSCORES, only for a new check or when no window is in force), failed_checks score, its check tags}.
 -- The executive keeps check state, all_checks, failed_checks and the ack hashes in step, so a check
 -- with a state is registered, and only a failing one can be in failed_checks or have an ack hash.
+-- The cost is per check, whatever the number of tags in use; callers pass a bounded number of checks.
 local failing = {warning = true, critical = true, unknown = true}
-local ntags = tonumber(ARGV[5])
 local entity_ids = {}
 local out = {}
-for i = 6 + ntags, #ARGV, 12 do
-  local cid, entity = ARGV[i], ARGV[i + 1]
-  if entity_ids[entity] == nil then entity_ids[entity] = redis.call('HGET', ARGV[1], entity) end
-  local mget = redis.call('MGET', unpack(ARGV, i + 4, i + 11))
-  local hm = redis.call('HMGET', ARGV[i + 2], 'state', 'last_change', 'last_update', 'initial_failure_delay',
+for n = 1, #ARGV / 2 do
+  local cid, entity = ARGV[2 * n - 1], ARGV[2 * n]
+  local k = 4 + 11 * (n - 1)
+  if entity_ids[entity] == nil then entity_ids[entity] = redis.call('HGET', KEYS[1], entity) end
+  local mget = redis.call('MGET', unpack(KEYS, k + 4, k + 11))
+  local hm = redis.call('HMGET', KEYS[k + 1], 'state', 'last_change', 'last_update', 'initial_failure_delay',
                         'repeat_failure_delay')
   local state = hm[1]
   local registered, hashed, failed = 1, 0, false
   if not state then
-    registered = redis.call('ZSCORE', ARGV[2], cid) and 1 or 0
+    registered = redis.call('ZSCORE', KEYS[2], cid) and 1 or 0
   end
   if not state or failing[state] then
-    hashed = redis.call('HEXISTS', ARGV[3], cid)
-    failed = redis.call('ZSCORE', ARGV[4], cid)
+    hashed = redis.call('HEXISTS', KEYS[3], cid)
+    failed = redis.call('ZSCORE', KEYS[4], cid)
   end
   local windows = {}
-  if not mget[7] or not state then windows = redis.call('ZRANGE', ARGV[i + 3], 0, -1, 'WITHSCORES') end
-  local tags = {}
-  for t = 1, ntags do tags[t] = redis.call('SISMEMBER', ARGV[5 + t], cid) end
-  out[#out + 1] = {entity_ids[entity], registered, hashed, hm, mget, windows, failed, tags}
+  if not mget[7] or not state then windows = redis.call('ZRANGE', KEYS[k + 2], 0, -1, 'WITHSCORES') end
+  out[n] = {entity_ids[entity], registered, hashed, hm, mget, windows, failed, redis.call('SMEMBERS', KEYS[k + 3])}
 end
 return out
 """
 
 CHECK_FACTS = """
--- KEYS: none (every key is passed in ARGV; single-instance Redis only)
--- ARGV[1] contacts_for:ALL, then per check 8 values: E:C, check hash, current_checks:E, check name,
---   scheduled in-force key, unscheduled in-force key, contacts_for:EID, contacts_for:EID:C
+-- KEYS[1] contacts_for:ALL, then per check 6 keys: check hash, current_checks:E, scheduled in-force key,
+--   unscheduled in-force key, contacts_for:EID, contacts_for:EID:C
+-- ARGV: per check its name (its member of current_checks:E)
 -- Returns per check {state, last_change, summary, current_checks score, scheduled?, unscheduled?, contact ids}.
 local out = {}
-for i = 2, #ARGV, 8 do
-  local h = redis.call('HMGET', ARGV[i + 1], 'state', 'last_change', 'summary')
-  out[#out + 1] = {
-    h[1], h[2], h[3], redis.call('ZSCORE', ARGV[i + 2], ARGV[i + 3]),
-    redis.call('EXISTS', ARGV[i + 4]), redis.call('EXISTS', ARGV[i + 5]),
-    redis.call('SUNION', ARGV[i + 6], ARGV[1], ARGV[i + 7])
+for n = 1, #ARGV do
+  local k = 1 + 6 * (n - 1)
+  local h = redis.call('HMGET', KEYS[k + 1], 'state', 'last_change', 'summary')
+  out[n] = {
+    h[1], h[2], h[3], redis.call('ZSCORE', KEYS[k + 2], ARGV[n]),
+    redis.call('EXISTS', KEYS[k + 3]), redis.call('EXISTS', KEYS[k + 4]),
+    redis.call('SUNION', KEYS[k + 5], KEYS[1], KEYS[k + 6])
   }
 end
 return out

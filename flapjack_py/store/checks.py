@@ -15,39 +15,43 @@ import redis
 from .. import keys, scripts
 from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange
 from ..events import Event, parse_perfdata
-from .client import opt_text, text, to_int
+from .client import opt_text, registered_script, text, to_int
 from .writes import Writes
 
+SNAPSHOT_CHUNK = 100
+"""Checks per LOAD_SNAPSHOTS call: bounds how long one call holds Redis (every other client waits)."""
 
-def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
-                   check_tags: Sequence[str] = ()) -> dict[tuple[str, str], CheckSnapshot]:
-    """Read the snapshots of several checks in one round trip (one Lua call).
+
+def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]]) -> dict[tuple[str, str], CheckSnapshot]:
+    """Read the snapshots of several checks in one round trip: one Lua call per SNAPSHOT_CHUNK checks,
+    pipelined, so no single call holds Redis for long (each check is read atomically).
 
     `client` may reply with bytes (cheapest: only the few strings needed are decoded) or str.
     """
-    args: list[Any] = [keys.entity_ids_by_name(), keys.all_checks(), keys.check_hashes_by_id(),
-                       keys.failed_checks(), len(check_tags), *(keys.check_tag(t) for t in check_tags)]
+    script = registered_script(client, scripts.LOAD_SNAPSHOTS)
+    pipe = client.pipeline(transaction=False)
+    for first in range(0, len(check_ids), SNAPSHOT_CHUNK):
+        chunk = check_ids[first:first + SNAPSHOT_CHUNK]
+        script(keys=_snapshot_keys(chunk), args=[v for e, c in chunk for v in (keys.check_id(e, c), e)], client=pipe)
+    replies = [reply for replies in pipe.execute() for reply in replies]
+    return {ids: _snapshot_from(ids, reply) for ids, reply in zip(check_ids, replies, strict=True)}
+
+
+def _snapshot_keys(check_ids: Sequence[tuple[str, str]]) -> list[str]:
+    found = [keys.entity_ids_by_name(), keys.all_checks(), keys.check_hashes_by_id(), keys.failed_checks()]
     for entity, check in check_ids:
-        args += [keys.check_id(entity, check), entity, keys.check(entity, check),
-                 keys.maintenances(entity, check, "scheduled")]
-        args += [keys.last_notification(entity, check, kind) for kind in NOTIFICATION_KINDS]
-        args += [keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled")]
-    replies = _script(client, scripts.LOAD_SNAPSHOTS)(keys=[], args=args)
-    return {ids: _snapshot_from(ids, reply, check_tags) for ids, reply in zip(check_ids, replies, strict=True)}
-
-
-def _script(client: redis.Redis, source: str) -> Any:
-    cache = client.__dict__.setdefault("_flapjack_scripts", {})
-    if source not in cache:
-        cache[source] = client.register_script(source)
-    return cache[source]
+        found += [keys.check(entity, check), keys.maintenances(entity, check, "scheduled"),
+                  keys.check_tags(entity, check)]
+        found += [keys.last_notification(entity, check, kind) for kind in NOTIFICATION_KINDS]
+        found += [keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled")]
+    return found
 
 
 def _pairs(flat: list[Any]) -> list[tuple[Any, Any]]:
     return list(zip(flat[::2], flat[1::2], strict=True))
 
 
-def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]) -> CheckSnapshot:
+def _snapshot_from(ids: tuple[str, str], r: list[Any]) -> CheckSnapshot:
     entity, check = ids
     state, last_change, last_update, ifd, rfd = r[3]
     values = r[4]
@@ -60,7 +64,7 @@ def _snapshot_from(ids: tuple[str, str], r: list[Any], check_tags: Sequence[str]
         scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),
         scheduled_windows={int(float(m)): int(float(s)) for m, s in _pairs(r[5] or [])},
         failing_since=to_int(r[6]),
-        check_tags=frozenset(t for t, member in zip(check_tags, r[7] or [], strict=True) if member),
+        check_tags=frozenset(text(t) for t in r[7] or ()),
     )
 
 
@@ -156,6 +160,11 @@ def check_id_for_hash(client: redis.Redis, hash_: str) -> str | None:
     return opt_text(client.hget(keys.checks_by_hash(), hash_.lower()))
 
 
+def failed_check_count(client: redis.Redis) -> int:
+    """How many checks are failing (failed_checks)."""
+    return int(client.zcard(keys.failed_checks()))
+
+
 def failed_check_ids(client: redis.Redis) -> list[str]:
     """E:C of every failing check, oldest failure first."""
     return [text(m) for m in client.zrange(keys.failed_checks(), 0, -1)]
@@ -185,11 +194,6 @@ def check_state(client: redis.Redis, entity: str, check: str) -> str | None:
 def is_enabled(client: redis.Redis, entity: str, check: str) -> bool:
     """True when the check is in current_checks:E."""
     return client.zscore(keys.current_checks(entity), check) is not None
-
-
-def known_check_tags(client: redis.Redis) -> list[str]:
-    """Every check tag in use, sorted."""
-    return sorted(text(t) for t in client.smembers(keys.known_check_tags()))
 
 
 def _state_change(ts: str, state_and_summary: list[bytes | str | None]) -> StateChange:

@@ -1,4 +1,4 @@
-"""Client helpers shared by the data layer: a cached str client, write-or-queue, lenient integers."""
+"""Client helpers shared by the data layer: a cached str client, write-or-queue, Lua scripts, lenient integers."""
 
 from __future__ import annotations
 
@@ -33,6 +33,17 @@ def writing(client: redis.Redis, pipe: redis.client.Pipeline | None) -> Iterator
     own = client.pipeline(transaction=True)
     yield own
     own.execute()
+
+
+def registered_script(client: redis.Redis, source: str) -> Any:
+    """redis-py's Script for Lua `source` on `client`, made once per client (EVALSHA, loaded on NOSCRIPT).
+
+    Call it with `keys=`, `args=` and optionally `client=` a pipeline to queue the call there.
+    """
+    cache = client.__dict__.setdefault("_flapjack_scripts", {})
+    if source not in cache:
+        cache[source] = client.register_script(source)
+    return cache[source]
 
 
 def to_int(value: Any) -> int | None:

@@ -1,11 +1,10 @@
 """Read-side helpers for reports and the API: state changes between times, check status fields,
-check tags, and the check enable/disable/tag writes the API needs (api-v1.md 9, 11; engine.md 7.3).
+and the check enable/disable writes the API needs (api-v1.md 9, 11; engine.md 7.3). Check tags: store/tags.py.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,38 +82,7 @@ def current_entity_names(client: redis.Redis) -> list[str]:
     return sorted(str_client(client).zrange(keys.current_entities(), 0, -1))
 
 
-# --- check tags and enabling (api-v1.md 9.2, 9.3) --------------------------------
-
-
-def check_tags(client: redis.Redis, entity: str, check: str) -> list[str]:
-    """Sorted tags stored on a check (check_tag:TAG sets holding E:C)."""
-    c = str_client(client)
-    tags = sorted(c.smembers(keys.known_check_tags()))
-    p = c.pipeline(transaction=False)
-    for tag in tags:
-        p.sismember(keys.check_tag(tag), keys.check_id(entity, check))
-    return [tag for tag, member in zip(tags, p.execute(), strict=True) if member]
-
-
-def add_check_tags(client: redis.Redis, entity: str, check: str, tags: Iterable[str]) -> None:
-    """Tag a check (and index the tags)."""
-    tags = [t for t in tags if t]
-    if not tags:
-        return
-    p = str_client(client).pipeline(transaction=True)
-    for tag in tags:
-        p.sadd(keys.check_tag(tag), keys.check_id(entity, check))
-    p.sadd(keys.known_check_tags(), *tags)
-    p.execute()
-
-
-def remove_check_tags(client: redis.Redis, entity: str, check: str, tags: Iterable[str]) -> None:
-    """Untag a check; a tag no check carries any more leaves the index."""
-    c = str_client(client)
-    for tag in tags:
-        c.srem(keys.check_tag(tag), keys.check_id(entity, check))
-        if not c.exists(keys.check_tag(tag)):
-            c.srem(keys.known_check_tags(), tag)
+# --- enabling (api-v1.md 9.2, 9.3) ------------------------------------------------
 
 
 def enable_check(client: redis.Redis, entity: str, check: str, now: int) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import redis
 
 from .. import keys, scripts
-from .client import str_client, to_int
+from .client import registered_script, str_client, to_int
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -24,6 +24,9 @@ FAILURE_STATES = ("warning", "critical", "unknown")
 
 DROP_MARKER = "d"
 """Value of drop_alerts_for_contact:* and drop_rollup_alerts_for_contact:* keys (the TTL carries the interval)."""
+
+FACTS_CHUNK = 100
+"""Checks per CHECK_FACTS call: bounds how long one call holds Redis."""
 
 
 @dataclass(frozen=True)
@@ -83,23 +86,23 @@ def load_check_facts(client: redis.Redis, check_ids: Iterable[str]) -> dict[str,
     c = str_client(client)
     entities = list(dict.fromkeys(keys.split_check_id(cid)[0] for cid in ids))
     entity_ids = dict(zip(entities, c.hmget(keys.entity_ids_by_name(), entities), strict=True))
-    everyone = keys.contacts_for(keys.ALL_ENTITIES_ID)
-    args: list[str] = [everyone]
-    for cid in ids:
-        entity, check = keys.split_check_id(cid)
-        eid = entity_ids.get(entity)
-        args += [cid, keys.check(entity, check), keys.current_checks(entity), check,
-                 keys.maintenance(entity, check, "scheduled"), keys.maintenance(entity, check, "unscheduled"),
-                 keys.contacts_for(eid) if eid else everyone, keys.contacts_for(eid, check) if eid else everyone]
-    replies = _facts_script(c)(keys=[], args=args)
+    script, pipe = registered_script(c, scripts.CHECK_FACTS), c.pipeline(transaction=False)
+    for first in range(0, len(ids), FACTS_CHUNK):
+        chunk = [keys.split_check_id(cid) for cid in ids[first:first + FACTS_CHUNK]]
+        script(keys=_facts_keys(chunk, entity_ids), args=[check for _, check in chunk], client=pipe)
+    replies = [reply for replies in pipe.execute() for reply in replies]
     return {cid: _facts(cid, reply) for cid, reply in zip(ids, replies, strict=True)}
 
 
-def _facts_script(client: redis.Redis) -> Any:
-    cache = client.__dict__.setdefault("_flapjack_scripts", {})
-    if scripts.CHECK_FACTS not in cache:
-        cache[scripts.CHECK_FACTS] = client.register_script(scripts.CHECK_FACTS)
-    return cache[scripts.CHECK_FACTS]
+def _facts_keys(checks: Sequence[tuple[str, str]], entity_ids: dict[str, str | None]) -> list[str]:
+    everyone = keys.contacts_for(keys.ALL_ENTITIES_ID)
+    found = [everyone]
+    for entity, check in checks:
+        eid = entity_ids.get(entity)
+        found += [keys.check(entity, check), keys.current_checks(entity), keys.maintenance(entity, check, "scheduled"),
+                  keys.maintenance(entity, check, "unscheduled"), keys.contacts_for(eid) if eid else everyone,
+                  keys.contacts_for(eid, check) if eid else everyone]
+    return found
 
 
 # --- writes into the caller's pipeline ------------------------------------

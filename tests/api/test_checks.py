@@ -7,7 +7,7 @@ import pytest
 from flapjack_py import keys
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
-from flapjack_py.store import history
+from flapjack_py.store import tags as tag_store
 
 from .helpers import body_of, errors, patch, post
 
@@ -71,7 +71,7 @@ def test_patch_enabled_and_tags(client, real_r, send):
     assert res.status_code == 204
     assert check_store.current_check_names(real_r, "www.example.com") == []
     assert real_r.zscore(keys.current_entities(), "www.example.com") is None
-    assert history.check_tags(real_r, "www.example.com", "SSH") == ["t1", "t3"]
+    assert tag_store.check_tags(real_r, "www.example.com", "SSH") == ["t1", "t3"]
     patch(client, "/api/checks/www.example.com:SSH", [{"op": "replace", "path": "/checks/0/enabled", "value": "no"}])
     assert not check_store.is_enabled(real_r, "www.example.com", "SSH")
     patch(client, "/api/checks/www.example.com:SSH", [{"op": "replace", "path": "/checks/0/enabled", "value": True}])

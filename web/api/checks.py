@@ -11,6 +11,7 @@ from flapjack_py import keys
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import history
+from flapjack_py.store import tags as tag_store
 
 from ..errors import ApiError
 from . import bp, paging
@@ -38,7 +39,7 @@ def derived_tags(entity: str, check: str) -> list[str]:
 def present(entity: str, check: str, entity_id: str) -> dict[str, Any]:
     """The v1 representation of a check."""
     client = ctx().client
-    tags = list(dict.fromkeys(history.check_tags(client, entity, check) + derived_tags(entity, check)))
+    tags = list(dict.fromkeys(tag_store.check_tags(client, entity, check) + derived_tags(entity, check)))
     return {"id": keys.check_id(entity, check), "name": check, "entity_name": entity,
             "enabled": check_store.is_enabled(client, entity, check), "tags": tags,
             "links": {"entities": [entity_id]}}
@@ -89,7 +90,7 @@ def post_checks() -> Response:
     now = int(time.time())
     for entity, name, tags in parsed:
         history.enable_check(client, entity, name, now)
-        history.add_check_tags(client, entity, name, tags)
+        tag_store.add_check_tags(client, entity, name, tags)
     ids = list(dict.fromkeys(keys.check_id(e, n) for e, n, _ in parsed))
     return created("checks", ids, ids)
 
@@ -106,9 +107,9 @@ def patch_checks(ids: str) -> Response:
             elif op.op == "replace" and op.field == "enabled" and op.value is False:
                 history.disable_check(client, entity, check)
             elif op.op == "add" and op.field == "tags":
-                history.add_check_tags(client, entity, check, tag_list(op.value))
+                tag_store.add_check_tags(client, entity, check, tag_list(op.value))
             elif op.op == "remove" and op.field == "tags":
-                history.remove_check_tags(client, entity, check, [op.member or ""])
+                tag_store.remove_check_tags(client, entity, check, [op.member or ""])
     return no_content()
 
 
