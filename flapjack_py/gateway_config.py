@@ -14,7 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from .config_types import Bool, Port, Seconds, Section, Text, Texts, Timeout, Wait
-from .render import check_templates
+from .template_files import check_templates
 
 MAX_RETRIES = 100
 MAX_WORKERS = 64

@@ -16,11 +16,11 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 from rq import Worker
 
-from . import keys
 from .config import KNOWN_MEDIA, Config
 from .delivery import queue_for
 from .store import metrics as store
-from .store.client import str_client, to_int
+from .store.client import str_client
+from .store.events import events_processed, queue_length
 from .store.receivers import load_receiver_counters, rejected_reasons
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -37,12 +37,12 @@ class FlapjackCollector(Collector):
         client = str_client(self.raw)
         queue = self.config.executive.queue
         yield _counter("flapjack_events_processed", "Events the executives have processed.",
-                       to_int(client.hget(keys.event_counters(), "all")) or 0)
+                       events_processed(client))
         rejected = CounterMetricFamily("flapjack_events_rejected", "Events rejected, by reason.", labels=["reason"])
         for reason, count in sorted(store.rejected_counts(client).items()):
             rejected.add_metric([reason], count)
         yield rejected
-        yield _gauge("flapjack_events_queue_length", "Events waiting on the queue.", client.llen(keys.events(queue)))
+        yield _gauge("flapjack_events_queue_length", "Events waiting on the queue.", queue_length(client, queue))
         yield _gauge("flapjack_events_oldest_queued_age_seconds", "Age of the oldest queued event (its `time`).",
                      store.oldest_queued_age(client, queue, time.time()))
         yield _histogram("flapjack_executive_batch_seconds", "Time an executive took for one batch.",

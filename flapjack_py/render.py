@@ -12,21 +12,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import jinja2
-
-if TYPE_CHECKING:
-    from .config import Config  # the config validates templates through this module
+from .config import Config
 from .durations import MONTH, YEAR, words
+from .template_files import environment, override_key
 
 log = logging.getLogger(__name__)
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 SUBJECT_MEDIA = ("email", "sns", "apprise")
 """Media whose alerts carry a subject (the email-style one)."""
 SNS_SUBJECT_MAX = 100
@@ -64,7 +59,7 @@ def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Co
 
 
 def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
-    env = _environment(medium, _override_key(settings.get("templates")))
+    env = environment(medium, override_key(settings.get("templates")))
     text = env.get_template(name).render(context)
     if medium != "email" or "subject" in name:
         return " ".join(text.split("\n")).strip()
@@ -226,57 +221,3 @@ def _rollup_row(check_id: str, info: Mapping[str, Any]) -> dict[str, Any]:
     duration = _int(info.get("duration")) or 0
     return {"entity": entity, "check": check, "state_title": state_title(str(info.get("state") or "")),
             "duration": duration, "dur": dur(duration), "summary": info.get("summary") or ""}
-
-
-def template_names() -> frozenset[str]:
-    """Names of the packaged template files (what an override may replace)."""
-    return frozenset(path.name for path in TEMPLATE_DIR.glob("*/*") if path.is_file())
-
-
-def check_templates(templates: str | Mapping[str, str]) -> None:
-    """Check a `gateways.<medium>.templates` override at startup; ValueError naming the file when one is
-    unknown, unreadable or not valid Jinja2 (a directory: its files named like the packaged ones)."""
-    known = template_names()
-    if isinstance(templates, Mapping):
-        files = dict(templates)
-    else:
-        folder = Path(os.path.expanduser(templates))
-        if not folder.is_dir():
-            raise ValueError(f"{templates}: not a directory")
-        files = {p.name: str(p) for p in folder.iterdir() if p.suffix in (".text", ".html")}
-    for name, path in sorted(files.items()):
-        if name not in known:
-            raise ValueError(f"{name}: unknown template file (known: {', '.join(sorted(known))})")
-        try:
-            jinja2.Environment().parse(_read(path))
-        except OSError as exc:
-            raise ValueError(f"{name}: cannot read {path}: {exc.strerror or exc}") from None
-        except jinja2.TemplateSyntaxError as exc:
-            raise ValueError(f"{name}: template syntax error at line {exc.lineno}: {exc.message}") from None
-
-
-def _override_key(templates: Any) -> tuple[str, ...] | str | None:
-    """A hashable form of the `templates` setting (directory, or sorted name=path pairs)."""
-    if isinstance(templates, Mapping):
-        return tuple(sorted(f"{k}={v}" for k, v in templates.items()))
-    return str(templates) if templates else None
-
-
-@functools.lru_cache(maxsize=64)
-def _environment(medium: str, override: tuple[str, ...] | str | None) -> jinja2.Environment:
-    loaders: list[jinja2.BaseLoader] = []
-    if isinstance(override, tuple):
-        files = dict(pair.split("=", 1) for pair in override)
-        loaders.append(jinja2.FunctionLoader(lambda name: _read(files[name]) if name in files else None))
-    elif override:
-        loaders.append(jinja2.FileSystemLoader(os.path.expanduser(override)))
-    own = TEMPLATE_DIR / medium
-    loaders.append(jinja2.FileSystemLoader(str(own if own.is_dir() else TEMPLATE_DIR / "text")))
-    return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
-                              auto_reload=False,
-                              keep_trailing_newline=True, undefined=jinja2.ChainableUndefined,
-                              autoescape=jinja2.select_autoescape(["html"], default_for_string=False))
-
-
-def _read(path: str) -> str:
-    return Path(os.path.expanduser(path)).read_text(encoding="utf-8")

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import redis
 import yaml
 
 from ..errors import BenchError
 from ..store import bench as bench_store
 from .context import Context
 from .correctness import Observation, correctness_fields, failures
+from .feeder import PUSHED_AT
 from .reference import Reference
 from .scenarios import ALERTS_PER_NOTIFICATION, STEADY_CHECKS, observe, prepare
 from .worker import child_env, pin, stop_process
@@ -26,9 +26,7 @@ from .workload import MEDIA, Population, make_event, population_for, round_robin
 
 log = logging.getLogger(__name__)
 
-SAMPLE_EVERY = 0.01  # seconds between LLEN samples of the queue
 SETTLE_TIMEOUT = 60.0  # seconds the executive gets to catch up after the feeder stops
-PUSHED_AT = "pushed_at="
 
 
 @dataclass
@@ -77,28 +75,6 @@ def run_latency(ctx: Context) -> LatencyResult:
     latencies = [ms for ms in (_latency_ms(job) for job in bench_store.queued_jobs(ctx.target.client, MEDIA))
                  if ms is not None]
     return LatencyResult("latency", ctx.options.rate, ctx.options.latency_seconds, feed, latencies, obs)
-
-
-def feed_open_loop(client: redis.Redis, entities: int, flap_every: int, rate: float, seconds: float) -> dict[str, Any]:
-    """Push round-robin events at `rate`/s for `seconds` on a fixed schedule (open loop: a slow executive
-    does not slow the feeder); sample LLEN every 10 ms. Runs in the feeder process."""
-    pop = Population(entities, flap_every)
-    total, started = int(rate * seconds), time.perf_counter()
-    next_sample, queue_max, late_max = started, 0, 0.0
-    for n in range(total):
-        due = started + n / rate
-        while (now := time.perf_counter()) < due:
-            if now >= next_sample:
-                queue_max = max(queue_max, bench_store.queue_length(client))
-                next_sample += SAMPLE_EVERY
-            time.sleep(max(0.0, min(due, next_sample) - time.perf_counter()))
-        late_max = max(late_max, now - due)
-        entity, check = pop.check(n % pop.size)
-        stamp = time.time()
-        bench_store.push_one(client, make_event(entity, check, pop.state(n), int(stamp),
-                                                f"{PUSHED_AT}{stamp:.6f} {check} on {entity}"))
-    return {"pushed": total, "queue_len_max": queue_max, "late_max_ms": late_max * 1000,
-            "feed_seconds": time.perf_counter() - started}
 
 
 def percentile(values: list[float], pct: float) -> float:

@@ -131,7 +131,7 @@ def reference(url: str, ops: int, jobs: int) -> dict[str, Any]:
 
 def feed(url: str, **args: Any) -> dict[str, Any]:
     """The latency scenario's open-loop feeder."""
-    from .latency import feed_open_loop
+    from .feeder import feed_open_loop
 
     client = redis.Redis.from_url(url)
     try:

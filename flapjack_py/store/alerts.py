@@ -59,7 +59,7 @@ def trim_alert_indexes(client: redis.Redis, now: int, retention: int) -> None:
     """Drop ids older than the retention from the long-lived indexes (`alerts`, by contact, by check)."""
     cutoff = now - retention
     client.zremrangebyscore(keys.alerts(), "-inf", cutoff)
-    for pattern in ("alerts_by_contact:*", "alerts_by_check:*"):
+    for pattern in (keys.alerts_by_contact("*"), keys.alerts_by_check("*", "*")):
         for key in client.scan_iter(match=pattern, count=1000):
             client.zremrangebyscore(key, "-inf", cutoff)
 

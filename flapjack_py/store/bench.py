@@ -18,9 +18,14 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from .. import keys
-from .client import str_client, to_int
+from .client import str_client
+from .events import events_processed
+from .events import queue_length as queue_length  # the bench's use of the queue's own length
 
 log = logging.getLogger(__name__)
+
+events_counted = events_processed
+"""The global `all` event counter (store.events.events_processed)."""
 
 CHUNK = 1000  # keys or events per round trip when filling, scanning or deleting
 
@@ -119,22 +124,12 @@ def push_one(client: redis.Redis, raw: str, queue: str = "events") -> None:
     client.lpush(keys.events(queue), raw)
 
 
-def queue_length(client: redis.Redis, queue: str = "events") -> int:
-    """Events waiting on the queue."""
-    return int(cast(int, client.llen(keys.events(queue))))
-
-
 def in_flight_total(client: redis.Redis) -> int:
     """Events on every executive's in-flight and hand-off list."""
     c = str_client(client)
     names = [name for pattern in (keys.events_in_flight_pattern(), keys.events_handoff_pattern())
              for name in c.scan_iter(match=pattern, count=CHUNK)]
     return sum(int(cast(int, client.llen(name))) for name in names)
-
-
-def events_counted(client: redis.Redis) -> int:
-    """The global `all` event counter."""
-    return to_int(str_client(client).hget(keys.event_counters(), "all")) or 0
 
 
 def load_states(client: redis.Redis, check_ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:

@@ -26,6 +26,7 @@ import redis
 from .. import keys, scripts
 from ..heartbeat import Heartbeat
 from ..processes import pid_alive
+from .client import text, to_int
 from .health import save_heartbeat
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,16 @@ def push_events(client: redis.Redis, events: Sequence[Mapping[str, Any]], queue:
     """LPUSH several events in one command, in order (the first is processed first)."""
     if events:
         client.lpush(keys.events(queue), *(json.dumps(dict(event)) for event in events))
+
+
+def queue_length(client: redis.Redis, queue: str = "events") -> int:
+    """Events waiting on the queue."""
+    return int(client.llen(keys.events(queue)))
+
+
+def events_processed(client: redis.Redis) -> int:
+    """The global `all` event counter: events the executives have taken."""
+    return to_int(client.hget(keys.event_counters(), "all")) or 0
 
 
 def utc_hour(now: float) -> str:
@@ -106,8 +117,8 @@ class EventQueue:
                                  keys.event_counter_sequence(), *(keys.events_handoff(p) for p in peers)],
                            args=[self.id, most, *peers])
         owner = reply[1]
-        taken = Taken(raws=list(reply[3::2]), claims=[_text(k) for k in reply[4::2]], counter=int(reply[0]),
-                      unknown_owner=None if owner is None else _text(owner), handed=int(reply[2]))
+        taken = Taken(raws=list(reply[3::2]), claims=[text(k) for k in reply[4::2]], counter=int(reply[0]),
+                      unknown_owner=None if owner is None else text(owner), handed=int(reply[2]))
         self._holding.update(c for c in taken.claims if c)
         return taken
 
@@ -226,10 +237,10 @@ class EventQueue:
 
     def _owners(self) -> set[str]:
         """HOST:PID of every executive with an in-flight or hand-off list, or a claim."""
-        found = {_text(v) for v in self.client.hvals(keys.event_claims())}
+        found = {text(v) for v in self.client.hvals(keys.event_claims())}
         for pattern in (keys.events_in_flight_pattern(), keys.events_handoff_pattern()):
             prefix = pattern.removesuffix("*")
-            found.update(_text(k).removeprefix(prefix) for k in self.client.scan_iter(match=pattern, count=500))
+            found.update(text(k).removeprefix(prefix) for k in self.client.scan_iter(match=pattern, count=500))
         return found
 
     def _requeue_of(self, host: str, pid: int, force: bool) -> int:
@@ -239,9 +250,6 @@ class EventQueue:
                                        keys.event_counters()],
                                  args=["1" if force else "0", owner]))
 
-
-def _text(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def drop_stale_archive_keys(client: redis.Redis) -> None:

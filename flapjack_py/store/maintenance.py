@@ -100,6 +100,17 @@ def load_windows(client: redis.Redis, entity: str, check: str, kind: str) -> dic
     return {int(float(text(m))): int(s) for m, s in pairs}
 
 
+def checks_with_windows(client: redis.Redis, kind: str) -> list[tuple[str, str]]:
+    """(entity, check) of every check that has `kind` windows, sorted."""
+    suffix = keys.maintenances_suffix(kind)
+    found = set()
+    for key in client.scan_iter(match=keys.maintenances_pattern(kind), count=1000):
+        name = text(key)
+        if name.endswith(suffix):
+            found.add(keys.split_check_id(name[: -len(suffix)]))
+    return sorted(found)
+
+
 def in_force(client: redis.Redis, entity: str, check: str, kind: str) -> int | None:
     """Start of the `kind` window in force, or None."""
     return to_int(client.get(keys.maintenance(entity, check, kind)))

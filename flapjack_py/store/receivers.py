@@ -12,6 +12,7 @@ from typing import Any, cast
 import redis
 
 from .. import keys
+from .client import text
 
 COUNTER_FIELDS = ("read", "pushed", "rejected")
 REJECTED_PREFIX = "rejected:"
@@ -38,14 +39,14 @@ def push_batch(client: redis.Redis, name: str, events: Sequence[str], counts: Ma
 
 def load_receiver_counters(client: redis.Redis) -> dict[str, dict[str, int]]:
     """NAME -> {read, pushed, rejected, rejected:REASON..., updated_at} of every receiver, by name."""
-    names = sorted(_text(n) for n in cast(set[Any], client.smembers(keys.receiver_names())))
+    names = sorted(text(n) for n in cast(set[Any], client.smembers(keys.receiver_names())))
     p = client.pipeline(transaction=False)
     for name in names:
         p.hgetall(keys.receiver_counters(name))
     found = {}
     for name, raw in zip(names, p.execute(), strict=True):
         counters = dict.fromkeys(COUNTER_FIELDS, 0)
-        counters.update({_text(k): int(v) for k, v in raw.items()})
+        counters.update({text(k): int(v) for k, v in raw.items()})
         found[name] = counters
     return found
 
@@ -54,6 +55,3 @@ def rejected_reasons(counters: Mapping[str, int]) -> dict[str, int]:
     """REASON -> count from one receiver's counters."""
     return {k[len(REJECTED_PREFIX):]: v for k, v in counters.items() if k.startswith(REJECTED_PREFIX)}
 
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -62,14 +62,10 @@ def ensure_general_rule(client: redis.Redis, contact_id: str, rules: list[Notifi
     return [rule, *rules]
 
 
-def all_rule_ids(client: redis.Redis) -> list[str]:
-    """Ids of every rule of every existing contact."""
-    c = str_client(client)
-    p = c.pipeline(transaction=False)
-    from .contacts import all_contact_ids  # contacts imports this module
-
-    ids = all_contact_ids(client)
-    for cid in ids:
+def all_rule_ids(client: redis.Redis, contact_ids: Sequence[str]) -> list[str]:
+    """Ids of every rule of the given contacts (store.contacts.all_contact_ids: every existing contact)."""
+    p = str_client(client).pipeline(transaction=False)
+    for cid in contact_ids:
         p.smembers(keys.contact_notification_rules(cid))
     return [rid for members in p.execute() for rid in sorted(members) if rid]
 

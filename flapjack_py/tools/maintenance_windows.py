@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 import redis
 
-from .. import keys
 from ..store import checks as check_store
 from ..store import entities as entity_store
 from ..store import maintenance as maint_store
@@ -70,21 +69,10 @@ class Criteria:
                 and self.end_ok(window.end) and self.duration_ok(window.duration))
 
 
-def checks_with_windows(client: redis.Redis, kind: str) -> list[tuple[str, str]]:
-    """(entity, check) of every check that has `kind` windows, sorted."""
-    suffix = keys.maintenances_suffix(kind)
-    found = set()
-    for key in client.scan_iter(match=keys.maintenances_pattern(kind), count=1000):
-        name = key.decode("utf-8", "replace") if isinstance(key, bytes) else key
-        if name.endswith(suffix):
-            found.add(keys.split_check_id(name[: -len(suffix)]))
-    return sorted(found)
-
-
 def find_windows(client: redis.Redis, criteria: Criteria) -> list[Found]:
     """Every window matching `criteria`, by entity, check and start."""
     result = []
-    for entity, check in checks_with_windows(client, criteria.kind):
+    for entity, check in maint_store.checks_with_windows(client, criteria.kind):
         state = check_store.check_state(client, entity, check)
         if not criteria.check_matches(entity, check, state):
             continue

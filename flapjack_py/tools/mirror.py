@@ -15,7 +15,7 @@ from typing import Any
 
 import redis
 
-from .. import keys
+from ..store.archive import archive_length, archive_names, archived_event, queue_raw_event
 
 log = logging.getLogger(__name__)
 
@@ -28,19 +28,12 @@ class Position:
     cursor: int
 
 
-def archive_names(source: redis.Redis) -> list[str]:
-    """events_archive:* lists of the source, oldest hour first."""
-    names = (k.decode() if isinstance(k, bytes) else k
-             for k in source.scan_iter(match=keys.events_archive_pattern(), count=1000))
-    return sorted(names)
-
-
 def start_position(source: redis.Redis, archives: list[str], from_oldest: bool) -> Position:
     """--all: the oldest event of the oldest archive; else just past the newest event of the newest."""
     if from_oldest:
         return Position(archives[0], -1)
     newest = archives[-1]
-    return Position(newest, -1 - int(source.llen(newest)))
+    return Position(newest, -1 - archive_length(source, newest))
 
 
 def wanted(raw: bytes | str, include: re.Pattern[str] | None) -> bool:
@@ -57,11 +50,11 @@ def wanted(raw: bytes | str, include: re.Pattern[str] | None) -> bool:
 
 def step(source: redis.Redis, dest: redis.Redis, pos: Position, include: re.Pattern[str] | None) -> bool:
     """Copy the event at `pos` if there is one and move on; False when the archive has nothing more."""
-    raw = source.lindex(pos.archive, pos.cursor)
+    raw = archived_event(source, pos.archive, pos.cursor)
     if raw is None:
         return False
     if wanted(raw, include):
-        dest.lpush(keys.events(), raw)
+        queue_raw_event(dest, raw)
     pos.cursor -= 1
     return True
 

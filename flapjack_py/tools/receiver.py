@@ -24,6 +24,7 @@ import redis
 
 from ..config import Config
 from ..receiver_config import ReceiversConfig
+from ..store.archive import archive_names
 from ..store.events import push_event
 from . import fifo, httpbroker, intake, json_feed, mirror, nagios
 from .session import intake_client, redis_client
@@ -280,7 +281,7 @@ def mirror_command(config: Config, source: str, dest: str | None, include: str |
         raise click.UsageError("one or both of --follow or --all is required")
     pattern = _regex(include)
     src = redis.Redis.from_url(source)
-    archives = mirror.archive_names(src)
+    archives = archive_names(src)
     if not archives:
         raise click.ClickException("found no archives!")
     click.echo(f"found archives: {', '.join(archives)}")

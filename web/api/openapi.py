@@ -21,11 +21,6 @@ ERROR_RESPONSES = {
 }
 
 
-def error_refs(*statuses: str) -> dict[str, Any]:
-    """Response entries for the given error statuses (for resource modules' PATHS)."""
-    return {s: {"$ref": f"#/components/responses/E{s}"} for s in statuses}
-
-
 def document() -> dict[str, Any]:
     """The whole OpenAPI document."""
     from . import (

@@ -61,7 +61,7 @@ def get_notification_rules(ids: str | None = None) -> Response:
     """Every rule of every contact, or the listed ones in request order (404 when none is found)."""
     client = ctx().client
     if ids is None:
-        rules = rule_store.load_rules_by_id(client, rule_store.all_rule_ids(client))
+        rules = rule_store.load_rules_by_id(client, rule_store.all_rule_ids(client, store.all_contact_ids(client)))
     else:
         wanted = id_list(ids)
         rules = rule_store.load_rules_by_id(client, wanted)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .openapi import error_refs
-
 JSONAPI = "application/vnd.api+json"
 STR_LIST: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 NULL_INT: dict[str, Any] = {"type": ["integer", "null"]}
 NULL_STR: dict[str, Any] = {"type": ["string", "null"]}
+
+
+def error_refs(*statuses: str) -> dict[str, Any]:
+    """Response entries for the given error statuses (for resource modules' PATHS)."""
+    return {s: {"$ref": f"#/components/responses/E{s}"} for s in statuses}
 
 
 def ids_param(description: str = "comma-separated ids") -> dict[str, Any]:

@@ -11,8 +11,9 @@ from typing import Any
 from flask import g, redirect, render_template, request
 from werkzeug.wrappers import Response
 
-from flapjack_py import access, keys
+from flapjack_py import access
 from flapjack_py.health import check_health
+from flapjack_py.store import checks as check_store
 
 from .. import auth, policy
 from ..errors import error_response
@@ -37,7 +38,7 @@ def frame() -> dict[str, Any]:
     health = check_health(raw_redis(), config(), now()) if principal else None
     return {"principal": principal, "open_mode": principal is auth.ANONYMOUS, "may": may, "health": health,
             "refresh": refresh_period(), "refresh_choices": REFRESH_CHOICES, "page_time": now(),
-            "failing_count": db().zcard(keys.failed_checks()) if health and health.checks is not None else 0}
+            "failing_count": check_store.failed_check_count(db()) if health and health.checks is not None else 0}
 
 
 def may(endpoint: str) -> bool:

@@ -1,0 +1,37 @@
+"""The latency scenario's open-loop feeder, run in its own process (`python -m flapjack_py.bench.worker feed`):
+it pushes events on a fixed schedule, each carrying its push time in the summary (PUSHED_AT)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import redis
+
+from ..store import bench as bench_store
+from .workload import Population, make_event
+
+SAMPLE_EVERY = 0.01  # seconds between LLEN samples of the queue
+PUSHED_AT = "pushed_at="
+
+
+def feed_open_loop(client: redis.Redis, entities: int, flap_every: int, rate: float, seconds: float) -> dict[str, Any]:
+    """Push round-robin events at `rate`/s for `seconds` on a fixed schedule (open loop: a slow executive
+    does not slow the feeder); sample LLEN every 10 ms. Runs in the feeder process."""
+    pop = Population(entities, flap_every)
+    total, started = int(rate * seconds), time.perf_counter()
+    next_sample, queue_max, late_max = started, 0, 0.0
+    for n in range(total):
+        due = started + n / rate
+        while (now := time.perf_counter()) < due:
+            if now >= next_sample:
+                queue_max = max(queue_max, bench_store.queue_length(client))
+                next_sample += SAMPLE_EVERY
+            time.sleep(max(0.0, min(due, next_sample) - time.perf_counter()))
+        late_max = max(late_max, now - due)
+        entity, check = pop.check(n % pop.size)
+        stamp = time.time()
+        bench_store.push_one(client, make_event(entity, check, pop.state(n), int(stamp),
+                                                f"{PUSHED_AT}{stamp:.6f} {check} on {entity}"))
+    return {"pushed": total, "queue_len_max": queue_max, "late_max_ms": late_max * 1000,
+            "feed_seconds": time.perf_counter() - started}

@@ -1,0 +1,144 @@
+"""The code's own rules, checked (style.md 3, 11; issue 16): import contracts (import-linter, in
+pyproject.toml), key names only in keys.py, Redis commands only in the data layer, Lua scripts that
+take their keys as KEYS."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from flapjack_py import keys, scripts
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("flapjack_py", "web", "gateways")
+
+REDIS_COMMANDS = frozenset("""
+hget hgetall hset hsetnx hmget hmset hdel hincrby hexists hkeys hvals hlen
+smembers sadd srem sismember smismember scard sunion sunionstore sinter
+zadd zrem zrange zrevrange zrangebyscore zrevrangebyscore zscore zcard zcount zremrangebyscore zincrby zunionstore
+lpush rpush lrange llen lpop rpop lmove blmove brpop blpop ltrim lrem lindex rpoplpush
+scan_iter hscan_iter sscan_iter zscan_iter mget mset setex setnx expire ttl pttl persist incr incrby getdel
+register_script evalsha pipeline watch multi dbsize flushdb config_get config_set ping rename
+""".split())
+"""redis-py method names that are nothing else in this code (get/set/delete/info are too common to tell)."""
+
+REDIS_OUTSIDE_STORE = {
+    "flapjack_py/connection.py": "builds the clients: PING, INFO and CONFIG GET at startup",
+    "flapjack_py/embedded_redis.py": "starts and stops a local server",
+    "flapjack_py/executive.py": "opens the WATCH/MULTI pipeline it hands to store/ (style.md 3)",
+    "gateways/worker.py": "rq's own job registries (rq plumbing, like delivery.py)",
+    "web/ui/queries.py": "not yet moved into store/ (issue 16)",
+    "web/ui/stats.py": "not yet moved into store/ (issue 16)",
+    "web/ui/commands.py": "enable/disable, being moved onto store.history (issue 16)",
+}
+"""Modules outside flapjack_py/store/ that may send Redis commands, and why."""
+
+NOT_KEYS = {"maintenance_series": "also the API resource (/maintenance_series) and its JSON member"}
+"""Strings equal to a key name that are not used as one."""
+
+
+def test_import_contracts_hold() -> None:
+    """Layers and no cycles: the contracts in pyproject.toml [tool.importlinter]."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_redis_commands_only_in_the_data_layer() -> None:
+    found = {}
+    for path, tree in _modules():
+        if path.startswith("flapjack_py/store/") or path in REDIS_OUTSIDE_STORE:
+            continue
+        modules = _imported_names(tree)  # `bench_store.dbsize()` calls the data layer
+        calls = [f"{node.lineno}: .{node.func.attr}()" for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                 and node.func.attr in REDIS_COMMANDS
+                 and not (isinstance(node.func.value, ast.Name) and node.func.value.id in modules)]
+        if calls:
+            found[path] = calls
+    assert not found, f"Redis commands outside flapjack_py/store/: {found}"
+
+
+def test_key_names_only_in_keys_py() -> None:
+    consts, prefixes, suffixes = _key_shapes()
+    found = []
+    for path, tree in _modules():
+        if path == "flapjack_py/keys.py":
+            continue
+        for lineno, whole, first, last in _strings(tree):
+            if whole in NOT_KEYS:
+                continue
+            if whole in consts or first.startswith(prefixes) or last.endswith(suffixes):
+                found.append(f"{path}:{lineno}: {whole if whole is not None else repr(first + '...' + last)}")
+    assert not found, f"key names outside keys.py (build them with flapjack_py.keys): {found}"
+
+
+def test_the_key_check_finds_a_planted_literal() -> None:
+    consts, prefixes, suffixes = _key_shapes()
+    planted = ast.parse('client.hgetall(f"check:{entity}:{check}"); client.get("event_claims")\n'
+                        'client.get(f"{entity}:{check}:unscheduled_maintenance")')
+    hits = [s for s in _strings(planted)
+            if s[1] in consts or s[2].startswith(prefixes) or s[3].endswith(suffixes)]
+    assert len(hits) == 3
+
+
+def test_lua_scripts_take_their_keys_as_keys() -> None:
+    """Every key a script touches is declared in KEYS (Redis Cluster routes by them), none passed in ARGV."""
+    for name, source in vars(scripts).items():
+        if not (name.isupper() and isinstance(source, str) and "redis.call" in source):
+            continue
+        assert re.search(r"^-- KEYS", source, re.MULTILINE), f"{name}: no KEYS header"
+        assert "KEYS: none" not in source and "KEYS[" in source, f"{name} takes no KEYS"
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def _modules() -> Iterator[tuple[str, ast.Module]]:
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _imported_names(tree: ast.Module) -> set[str]:
+    return {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}
+
+
+def _key_shapes() -> tuple[set[str], tuple[str, ...], tuple[str, ...]]:
+    """Whole key names, distinctive prefixes ("check:") and suffixes (":check_tags") of every keys.py family."""
+    marker, consts, prefixes, suffixes = "\x00", set(), set(), set()
+    for fn in vars(keys).values():
+        if not inspect.isfunction(fn) or fn.__module__ != keys.__name__:
+            continue
+        needed = [p for p in inspect.signature(fn).parameters.values() if p.default is inspect.Parameter.empty]
+        key = fn(*[marker] * len(needed))
+        if not isinstance(key, str) or key == marker:
+            continue
+        if marker not in key:
+            if (":" in key or "_" in key) and "*" not in key:
+                consts.add(key)
+            continue
+        head, tail = key.split(marker)[0], key.split(marker)[-1]
+        if len(head) >= 5:
+            prefixes.add(head)
+        if tail.startswith(":") and len(tail) >= 8:
+            suffixes.add(tail)
+    return consts, tuple(sorted(prefixes)), tuple(sorted(suffixes))
+
+
+def _strings(tree: ast.AST) -> Iterator[tuple[int, str | None, str, str]]:
+    """(line, whole string or None for an f-string, its leading text, its trailing text) of every string."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if " " not in node.value and "\n" not in node.value:
+                yield node.lineno, node.value, node.value, node.value
+        elif isinstance(node, ast.JoinedStr) and node.values:
+            first, last = node.values[0], node.values[-1]
+            yield (node.lineno, None, first.value if isinstance(first, ast.Constant) else "",
+                   last.value if isinstance(last, ast.Constant) else "")
