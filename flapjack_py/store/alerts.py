@@ -107,3 +107,31 @@ def payload_json(alert: Mapping[str, Any]) -> str:
     """The alert as JSON text (as carried by the rq job)."""
     return json.dumps(dict(alert), sort_keys=True)
 
+
+# --- alert search (api-v1.md 14) ---------------------------------------------------
+
+
+def find_alerts(client: redis.Redis, *, contact: str | None = None, media: str | None = None,
+                check: str | None = None, alert_type: str | None = None, start: int | None = None,
+                end: int | None = None, limit: int = 100) -> list[dict[str, str]]:
+    """Recorded alerts matching every given filter, newest first, at most `limit`."""
+    if contact is not None:
+        index = keys.alerts_by_contact(contact, media)
+    elif check is not None:
+        index = keys.alerts_by_check(*keys.split_check_id(check))
+    else:
+        index = keys.alerts()
+    wanted = {"contact": contact, "media": media, "check": check, "type": alert_type}
+    found: list[dict[str, str]] = []
+    offset, batch = 0, max(limit, 200)
+    while len(found) < limit:
+        ids = alert_ids(client, index, "-inf" if start is None else start, "+inf" if end is None else end,
+                        offset=offset, limit=batch)
+        for alert_id in ids:
+            alert = load_alert(client, alert_id)
+            if alert is not None and all(v is None or alert.get(k) == v for k, v in wanted.items()):
+                found.append(alert)
+        if len(ids) < batch:
+            break
+        offset += batch
+    return found[:limit]

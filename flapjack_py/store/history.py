@@ -1,5 +1,7 @@
-"""Read-side helpers for reports and the API: state changes between times, check status fields,
-and the check enable/disable writes the API needs (api-v1.md 9, 11; engine.md 7.3). Check tags: store/tags.py.
+"""A check's history and status: state changes between times, the status fields, the reports built on
+them (api-v1.md 11; engine.md 7.3), and enabling/disabling a check (api-v1.md 9.2, 9.3).
+
+Check tags: store/tags.py; metrics counts: store/metrics.py; alert search: store/alerts.py.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from typing import Any
 import redis
 
 from .. import keys, reports
-from .alerts import alert_ids, load_alert
 from .client import str_client, to_int
 from .maintenance import SCHEDULED, UNSCHEDULED, in_force, list_windows
 
@@ -122,74 +123,3 @@ def check_report(client: redis.Redis, report_type: str, entity: str, check: str,
         return {"outages": outs}
     scheduled = reports.maintenance_periods(list_windows(client, entity, check, SCHEDULED), start, end)
     return reports.downtime(outs, scheduled, start, end)
-
-
-# --- metrics (api-v1.md 12) -------------------------------------------------------
-
-FRESHNESS_BUCKETS = (0, 60, 300, 900, 3600)
-
-
-def current_check_ages(client: redis.Redis, now: int) -> dict[str, dict[str, int]]:
-    """entity name -> current check name -> seconds since its last update, for current entities."""
-    c = str_client(client)
-    names = current_entity_names(c)
-    p = c.pipeline(transaction=False)
-    for name in names:
-        p.zrange(keys.current_checks(name), 0, -1, withscores=True)
-    return {name: {check: now - int(score) for check, score in pairs}
-            for name, pairs in zip(names, p.execute(), strict=True)}
-
-
-def freshness(ages: dict[str, dict[str, int]]) -> dict[int, int]:
-    """Count of current checks per age bucket (keyed by lower bound)."""
-    counts = dict.fromkeys(FRESHNESS_BUCKETS, 0)
-    for checks in ages.values():
-        for age in checks.values():
-            counts[max(b for b in FRESHNESS_BUCKETS if age >= b or b == 0)] += 1
-    return counts
-
-
-def entity_check_counts(client: redis.Redis, ages: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    """`entities` (all, enabled, failing) and `checks` (all, failing) counts of the metrics endpoint."""
-    c = str_client(client)
-    failing = set(c.zrange(keys.failed_checks(), 0, -1))
-    failing_current = {(e, ch) for e, checks in ages.items() for ch in checks if keys.check_id(e, ch) in failing}
-    return {"entities": {"all": c.hlen(keys.entity_names_by_id()), "enabled": len(ages),
-                         "failing": len({e for e, _ in failing_current})},
-            "checks": {"all": sum(len(checks) for checks in ages.values()), "failing": len(failing_current)}}
-
-
-def event_counts(client: redis.Redis) -> tuple[dict[str, int], int]:
-    """(the event_counters hash as ints, length of the events queue)."""
-    c = str_client(client)
-    counters = {k: to_int(v) or 0 for k, v in c.hgetall(keys.event_counters()).items()}
-    return counters, c.llen(keys.events())
-
-
-# --- alert history (api-v1.md 14) -------------------------------------------------
-
-
-def find_alerts(client: redis.Redis, *, contact: str | None = None, media: str | None = None,
-                check: str | None = None, alert_type: str | None = None, start: int | None = None,
-                end: int | None = None, limit: int = 100) -> list[dict[str, str]]:
-    """Recorded alerts matching every given filter, newest first, at most `limit`."""
-    if contact is not None:
-        index = keys.alerts_by_contact(contact, media)
-    elif check is not None:
-        index = keys.alerts_by_check(*keys.split_check_id(check))
-    else:
-        index = keys.alerts()
-    wanted = {"contact": contact, "media": media, "check": check, "type": alert_type}
-    found: list[dict[str, str]] = []
-    offset, batch = 0, max(limit, 200)
-    while len(found) < limit:
-        ids = alert_ids(client, index, "-inf" if start is None else start, "+inf" if end is None else end,
-                        offset=offset, limit=batch)
-        for alert_id in ids:
-            alert = load_alert(client, alert_id)
-            if alert is not None and all(v is None or alert.get(k) == v for k, v in wanted.items()):
-                found.append(alert)
-        if len(ids) < batch:
-            break
-        offset += batch
-    return found[:limit]

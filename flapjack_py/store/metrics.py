@@ -15,6 +15,7 @@ import redis
 
 from .. import keys
 from .client import str_client, to_int
+from .events import queue_length
 
 DELIVERY_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0)
 """Upper bounds (s) of the enqueue -> delivered histogram; alert timestamps are whole seconds."""
@@ -139,6 +140,48 @@ def check_counts(client: redis.Redis) -> CheckCounts:
         if label in ("warning", "critical", "unknown") and not in_maintenance and current is not None:
             unhandled += 1
     return CheckCounts(by_state, unhandled)
+
+
+# --- the JSON API's metrics (api-v1.md 12) ------------------------------------------
+
+FRESHNESS_BUCKETS = (0, 60, 300, 900, 3600)
+
+
+def current_check_ages(client: redis.Redis, now: int) -> dict[str, dict[str, int]]:
+    """entity name -> current check name -> seconds since its last update, for current entities."""
+    c = str_client(client)
+    names = sorted(c.zrange(keys.current_entities(), 0, -1))
+    p = c.pipeline(transaction=False)
+    for name in names:
+        p.zrange(keys.current_checks(name), 0, -1, withscores=True)
+    return {name: {check: now - int(score) for check, score in pairs}
+            for name, pairs in zip(names, p.execute(), strict=True)}
+
+
+def freshness(ages: dict[str, dict[str, int]]) -> dict[int, int]:
+    """Count of current checks per age bucket (keyed by lower bound)."""
+    counts = dict.fromkeys(FRESHNESS_BUCKETS, 0)
+    for checks in ages.values():
+        for age in checks.values():
+            counts[max(b for b in FRESHNESS_BUCKETS if age >= b or b == 0)] += 1
+    return counts
+
+
+def entity_check_counts(client: redis.Redis, ages: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """`entities` (all, enabled, failing) and `checks` (all, failing) counts of the metrics endpoint."""
+    c = str_client(client)
+    failing = set(c.zrange(keys.failed_checks(), 0, -1))
+    failing_current = {(e, ch) for e, checks in ages.items() for ch in checks if keys.check_id(e, ch) in failing}
+    return {"entities": {"all": c.hlen(keys.entity_names_by_id()), "enabled": len(ages),
+                         "failing": len({e for e, _ in failing_current})},
+            "checks": {"all": sum(len(checks) for checks in ages.values()), "failing": len(failing_current)}}
+
+
+def event_counts(client: redis.Redis) -> tuple[dict[str, int], int]:
+    """(the event_counters hash as ints, length of the events queue)."""
+    c = str_client(client)
+    counters = {k: to_int(v) or 0 for k, v in c.hgetall(keys.event_counters()).items()}
+    return counters, queue_length(c)
 
 
 def _triples(replies: list[Any]) -> Iterable[tuple[Any, Any, Any]]:

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, request
 
 from flapjack_py.access import shown_address
-from flapjack_py.store import history
+from flapjack_py.store import alerts as alert_store
 from flapjack_py.store.client import to_int
 
 from ..auth import current_principal
@@ -39,7 +39,7 @@ def get_alerts() -> Response:
     check = args.get("check") or None
     if check is not None:
         split_check_id(check)
-    found = history.find_alerts(
+    found = alert_store.find_alerts(
         ctx().client, contact=args.get("contact_id") or None, media=args.get("media") or None, check=check,
         alert_type=args.get("type") or None, start=query_time("start_time"),
         end=query_time("end_time"), limit=limit_arg())

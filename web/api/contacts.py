@@ -14,9 +14,9 @@ from flask import Response, request
 from flapjack_py.access import shown_address
 from flapjack_py.errors import AlreadyExists
 from flapjack_py.rules import ALL_MEDIA
+from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as store
 from flapjack_py.store import entities as entity_store
-from flapjack_py.store import history
 from flapjack_py.store import rules as rule_store
 from flapjack_py.store.contacts import Contact
 
@@ -103,7 +103,7 @@ def get_contact_alerts(contact_id: str) -> Response:
     if not store.contact_exists(client, contact_id):
         raise ApiError(404, f"could not find contact '{contact_id}'")
     args = request.args
-    found = history.find_alerts(client, contact=contact_id, media=args.get("media") or None,
+    found = alert_store.find_alerts(client, contact=contact_id, media=args.get("media") or None,
                                 alert_type=args.get("type") or None, start=query_time("start_time"),
                                 end=query_time("end_time"), limit=alerts.limit_arg())
     return listing("alerts", found, lambda page: [alerts.present(a) for a in page])

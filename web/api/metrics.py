@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import Response, request
 
-from flapjack_py.store import history
+from flapjack_py.store import metrics as metric_store
 
 from . import bp
 from .common import answer, ctx
@@ -20,7 +20,7 @@ METRIC_NAMES = ("fqdn", "pid", "total_keys", "processed_events_all_time", "event
 
 
 def _ages() -> dict[str, dict[str, int]]:
-    return history.current_check_ages(ctx().client, int(time.time()))
+    return metric_store.current_check_ages(ctx().client, int(time.time()))
 
 
 @bp.route("/metrics", methods=["GET"])
@@ -30,20 +30,20 @@ def get_metrics() -> Response:
         wanted = list(METRIC_NAMES)
     client = ctx().client
     ages = _ages()
-    counters, queued = history.event_counts(client)
+    counters, queued = metric_store.event_counts(client)
     values: dict[str, Any] = {
         "fqdn": socket.getfqdn, "pid": os.getpid, "total_keys": client.dbsize,
         "processed_events_all_time": lambda: {"all_time": counters}, "event_queue_length": lambda: queued,
-        "check_freshness": lambda: {str(k): v for k, v in history.freshness(ages).items()},
-        "entities": lambda: history.entity_check_counts(client, ages)["entities"],
-        "checks": lambda: history.entity_check_counts(client, ages)["checks"],
+        "check_freshness": lambda: {str(k): v for k, v in metric_store.freshness(ages).items()},
+        "entities": lambda: metric_store.entity_check_counts(client, ages)["entities"],
+        "checks": lambda: metric_store.entity_check_counts(client, ages)["checks"],
     }
     return answer({name: values[name]() for name in METRIC_NAMES if name in wanted})
 
 
 @bp.route("/metrics/check_freshness", methods=["GET"])
 def get_check_freshness() -> Response:
-    counts = history.freshness(_ages())
+    counts = metric_store.freshness(_ages())
     bounds = list(counts)
     names = [f"from_{b}_to_{bounds[i + 1] if i + 1 < len(bounds) else '∞'}" for i, b in enumerate(bounds)]
     return answer({"check_freshness": dict(zip(names, counts.values(), strict=True))})
@@ -51,17 +51,17 @@ def get_check_freshness() -> Response:
 
 @bp.route("/metrics/entities", methods=["GET"])
 def get_entity_metrics() -> Response:
-    return answer({"entities": history.entity_check_counts(ctx().client, _ages())["entities"]})
+    return answer({"entities": metric_store.entity_check_counts(ctx().client, _ages())["entities"]})
 
 
 @bp.route("/metrics/checks", methods=["GET"])
 def get_check_metrics() -> Response:
-    return answer({"checks": history.entity_check_counts(ctx().client, _ages())["checks"]})
+    return answer({"checks": metric_store.entity_check_counts(ctx().client, _ages())["checks"]})
 
 
 @bp.route("/metrics/events", methods=["GET"])
 def get_event_metrics() -> Response:
-    counters, queued = history.event_counts(ctx().client)
+    counters, queued = metric_store.event_counts(ctx().client)
     return answer({"events": {"processed": counters, "queue": {"length": queued}}})
 
 
