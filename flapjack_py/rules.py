@@ -146,7 +146,15 @@ _VALIDATION_MESSAGES = (
 
 def validate_rule_fields(fields: Mapping[str, Any]) -> list[str]:
     """API validation of rule fields: one message per failed check, in api-v1.md 7.3 order ([] = valid)."""
-    errors = []
+    return [message for messages in rule_field_errors(fields).values() for message in messages]
+
+
+def rule_field_errors(fields: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The API's validation messages by the field they are about, in api-v1.md 7.3 order ({} = valid).
+
+    The web UI shows them next to its form fields; validate_rule_fields lists them for the API.
+    """
+    errors: dict[str, list[str]] = {}
     for name, message in _VALIDATION_MESSAGES:
         value = fields.get(name)
         if name in BOOLEAN_FIELDS:
@@ -155,10 +163,11 @@ def validate_rule_fields(fields: Mapping[str, Any]) -> list[str]:
             ok = _valid_restrictions(value)
         else:
             ok = value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value))
-        if not ok:
-            errors.append(message)
-        elif name in ("regex_entities", "regex_tags") and value:
-            errors += [f"Rule {name}: {problem}" for v in value if (problem := pattern_error(v))]
+        problems = [message] if not ok else []
+        if ok and name in ("regex_entities", "regex_tags") and value:
+            problems = [f"Rule {name}: {problem}" for v in value if (problem := pattern_error(v))]
+        if problems:
+            errors[name] = problems
     return errors
 
 

@@ -26,6 +26,10 @@ POLICY: dict[str, Role | str] = {
     # UI forms of a check
     "ui.acknowledge": R, "ui.test_notifications": R, "ui.end_unscheduled": R, "ui.create_scheduled": R,
     "ui.end_scheduled": R, "ui.set_enabled": R, "ui.delete_series": R,
+    # UI forms managing people: contacts, media, PagerDuty credentials, notification rules
+    "ui.create_contact": A, "ui.update_contact": A, "ui.delete_contact": A, "ui.save_medium": A,
+    "ui.delete_medium": A, "ui.save_pagerduty": A, "ui.delete_pagerduty": A, "ui.new_rule": A, "ui.rule": A,
+    "ui.create_rule": A, "ui.update_rule": A, "ui.delete_rule": A,
     # API reads
     "api.get_alerts": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
     "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,

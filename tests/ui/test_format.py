@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from flapjack_py.rules import NotificationRule
-from web.ui.format import age, ago, iso_time, rule_summary, state_title, when, when_text
+from flapjack_py.weekly import parse_window, to_restriction
+from web.ui.format import age, ago, iso_time, restrictions_text, rule_summary, state_title, when, when_text
 
 
 @pytest.mark.parametrize(("seconds", "said"), [
@@ -38,4 +39,8 @@ def test_rule_summary() -> None:
                             time_restrictions=[{"start_time": "2013-02-01 08:00:00"}])
     assert rule_summary(rule) == [
         "Applies to entities foo; tags matching /^db/", "Critical: sms, email", "Warning: never alert (blackhole)",
-        "Unknown: no media", "Only within 1 time restriction"]
+        "Unknown: no media", "Only within a custom time restriction"]
+    weekly = to_restriction(parse_window(["1", "2", "3", "4", "5"], "09:00", "17:30"))
+    assert restrictions_text([weekly, to_restriction(parse_window(["6", "0"], "22:00", "06:00"))]) == \
+        "Only Mon–Fri 09:00–17:30; Sat, Sun 22:00–06:00 (next day)"
+    assert restrictions_text([]) == restrictions_text(None) == "At any time"

@@ -122,15 +122,26 @@ def check_medium_item(contact_id: str, item: Any) -> None:
     """422 unless `item` is a medium object with a conformant id (if any), known type, address and integers."""
     if not isinstance(item, dict):
         raise ApiError(422, NO_MEDIA)
+    problems = medium_field_errors(contact_id, item)
+    if problems:
+        raise ApiError(422, next(iter(problems.values())))
+
+
+def medium_field_errors(contact_id: str, item: dict[str, Any]) -> dict[str, str]:
+    """The API's message for each field of a medium object that is wrong, in checking order ({} = valid).
+
+    The web UI shows them next to its form fields; check_medium_item answers the first one.
+    """
     if item.get("id") is not None and item["id"] not in [f"{contact_id}_{name}" for name in ALL_MEDIA]:
-        raise ApiError(422, "Media creation cannot include non-conformant IDs")
+        return {"id": "Media creation cannot include non-conformant IDs"}
     kind = item.get("type")
     if not isinstance(kind, str) or kind not in ALL_MEDIA:
-        raise ApiError(422, f"Invalid media type '{'' if kind is None else kind}'")
+        return {"type": f"Invalid media type '{'' if kind is None else kind}'"}
     if kind == "pagerduty":
-        return
-    if not is_address(item.get("address")) or not all(is_count(item.get(n)) for n in ("interval", "rollup_threshold")):
-        raise ApiError(422, NO_MEDIA)
+        return {}
+    errors = {} if is_address(item.get("address")) else {"address": NO_MEDIA}
+    errors.update({name: NO_MEDIA for name in ("interval", "rollup_threshold") if not is_count(item.get(name))})
+    return errors
 
 
 def medium_from(contact_id: str, item: dict[str, Any]) -> Medium | None:

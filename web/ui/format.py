@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 from flask import Blueprint
 from markupsafe import Markup
 
 from flapjack_py.rules import NotificationRule
+from flapjack_py.weekly import from_restriction
 
 _UNITS = (("year", 31_557_600), ("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
 
@@ -87,9 +89,16 @@ def rule_summary(rule: NotificationRule) -> list[str]:
         else:
             media = getattr(rule, f"{severity}_media") or []
             lines.append(f"{severity.capitalize()}: {', '.join(media) if media else 'no media'}")
-    count = len(rule.time_restrictions or [])
-    lines.append("At any time" if not count else f"Only within {count} time restriction{'s' if count > 1 else ''}")
+    lines.append(restrictions_text(rule.time_restrictions))
     return lines
+
+
+def restrictions_text(restrictions: list[Any] | None) -> str:
+    """`At any time`, or the weekly windows in words: `Only Mon–Fri 09:00–17:00; Sat 10:00–12:00`."""
+    if not restrictions:
+        return "At any time"
+    windows = [from_restriction(entry) for entry in restrictions]
+    return "Only " + "; ".join(w.describe() if w else "within a custom time restriction" for w in windows)
 
 
 def register(bp: Blueprint) -> None:
