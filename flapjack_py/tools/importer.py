@@ -1,15 +1,22 @@
-"""`flapjack import contacts|entities -f FILE`: load Flapjack 1.x JSON exports (engine.md 8)."""
+"""`flapjack import contacts|entities -f FILE`: load Flapjack 1.x JSON exports (engine.md 8).
+
+A progress bar (rich, on stderr, only on a terminal) while importing; then one summary: how many went in
+and why the others did not.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 import redis
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..config import Config
 from ..errors import FlapjackError
@@ -20,6 +27,10 @@ from .session import redis_client
 log = logging.getLogger(__name__)
 
 CONTACT_FIELDS = ("id", "first_name", "last_name", "email", "timezone", "media")
+SHOWN_SKIPS = 20
+"""Most reasons for skipped entries printed after an import (the rest are counted)."""
+SHOWN_ENTRY = 200
+"""Characters of a skipped entry's JSON shown."""
 
 
 def load_entries(text: str) -> list[Any]:
@@ -30,14 +41,14 @@ def load_entries(text: str) -> list[Any]:
     return data
 
 
-def with_ids(entries: list[Any], noun: str, say: Callable[[str], None]) -> list[dict[str, Any]]:
-    """Entries that have an id; each one without is reported and skipped."""
+def with_ids(entries: list[Any], noun: str, skipped: list[str]) -> list[dict[str, Any]]:
+    """Entries that have an id; each one without is skipped, with the reason added to `skipped`."""
     kept = []
-    for entry in entries:
+    for number, entry in enumerate(entries, 1):
         if isinstance(entry, dict) and entry.get("id") not in (None, ""):
             kept.append(entry)
         else:
-            say(f"{noun} not imported as it has no id: {json.dumps(entry)}")
+            skipped.append(f"{noun} #{number} has no id: {json.dumps(entry)[:SHOWN_ENTRY]}")
     return kept
 
 
@@ -59,17 +70,28 @@ def import_entity(client: redis.Redis, entry: dict[str, Any]) -> None:
 
 
 def import_all(client: redis.Redis, entries: list[dict[str, Any]], one: Callable[[redis.Redis, dict[str, Any]], None],
-               noun: str, say: Callable[[str], None]) -> int:
-    """Import each entry, reporting (and skipping) the ones the data layer refuses; return how many went in."""
+               noun: str, skipped: list[str], advance: Callable[[], None] = lambda: None) -> int:
+    """Import each entry (calling `advance` after each); the ones the data layer refuses are skipped, their
+    reasons added to `skipped`. Return how many went in."""
     done = 0
     for entry in entries:
         try:
             one(client, entry)
         except (ValueError, FlapjackError) as exc:
-            say(f"{noun} {entry['id']} not imported: {exc}")
-            continue
-        done += 1
+            skipped.append(f"{noun} {entry['id']} not imported: {exc}")
+        else:
+            done += 1
+        advance()
     return done
+
+
+def summary(done: int, total: int, plural: str, skipped: list[str]) -> list[str]:
+    """The lines printed after an import: how many went in, then why the others did not (at most SHOWN_SKIPS)."""
+    lines = [f"Imported {done} of {total} {plural}" + (f"; {len(skipped)} skipped:" if skipped else ".")]
+    lines += [f"  {reason}" for reason in skipped[:SHOWN_SKIPS]]
+    if len(skipped) > SHOWN_SKIPS:
+        lines.append(f"  ... and {len(skipped) - SHOWN_SKIPS} more")
+    return lines
 
 
 @click.group("import")
@@ -97,13 +119,39 @@ def entities(config: Config, source: Any) -> None:
 
 def _run(config: Config, source: Any, noun: str, one: Callable[[redis.Redis, dict[str, Any]], None]) -> None:
     try:
-        entries = with_ids(load_entries(source.read()), noun, click.echo)
+        entries = load_entries(source.read())
     except ValueError as exc:
         click.echo(f"{source.name}: {exc}", err=True)
         sys.exit(1)
-    if not entries:
-        click.echo(f"Nothing imported: no {noun.lower()} has an id")
-        return
-    with redis_client(config) as client:
-        done = import_all(client, entries, one, noun, click.echo)
-    click.echo(f"Imported {done} of {len(entries)} {'contacts' if noun == 'Contact' else 'entities'}.")
+    plural = "contacts" if noun == "Contact" else "entities"
+    skipped: list[str] = []
+    kept = with_ids(entries, noun, skipped)
+    done = 0
+    if kept:
+        with redis_client(config) as client, _quiet_store(), _progress(plural, len(kept)) as advance:
+            done = import_all(client, kept, one, noun, skipped, advance)
+    log.info("imported %d of %d %s from %s", done, len(entries), plural, source.name)
+    for line in summary(done, len(entries), plural, skipped):
+        click.echo(line)
+
+
+@contextmanager
+def _progress(plural: str, total: int) -> Iterator[Callable[[], None]]:
+    """A progress bar on stderr while importing (only on a terminal); yields the function advancing it."""
+    console = Console(stderr=True)
+    with Progress(TextColumn(f"Importing {plural}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as progress:
+        task = progress.add_task(plural, total=total)
+        yield lambda: progress.advance(task)
+
+
+@contextmanager
+def _quiet_store() -> Iterator[None]:
+    """Hold back the data layer's INFO line per contact/entity/rule: the summary says it once."""
+    store_log = logging.getLogger("flapjack_py.store")
+    level = store_log.level
+    store_log.setLevel(max(logging.WARNING, level))
+    try:
+        yield
+    finally:
+        store_log.setLevel(level)

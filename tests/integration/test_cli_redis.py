@@ -67,3 +67,20 @@ def test_a_commands_own_short_c_option_keeps_its_meaning_and_long_config_still_w
     done = flapjack("maintenance", "show", "-c", "ping", "--config", str(path), tmp_path=tmp_path)
 
     assert done.returncode == 2 and "cannot reach Redis at" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_import_with_a_refusing_redis_is_one_line_and_exit_2(where: str, tmp_path: Path) -> None:
+    url = refused_url()
+    config = tmp_path / "mine.yml"
+    config.write_text(yaml.safe_dump({"redis": {"url": url}}))
+    data = tmp_path / "contacts.json"
+    data.write_text('[{"id": "1", "first_name": "Ann"}]')
+    args = ["import", "contacts", "-f", str(data)]
+    args = ["-c", str(config), *args] if where == "before" else [*args, "--config", str(config)]
+
+    done = flapjack(*args, tmp_path=tmp_path)
+
+    masked = url.replace(PASSWORD, "***")
+    assert (done.returncode, done.stderr, done.stdout) == (
+        2, f"flapjack: error: cannot reach Redis at {masked}: connection refused\n", "")

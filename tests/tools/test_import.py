@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 from flapjack_py import keys
@@ -27,9 +28,10 @@ def test_import_contacts_then_entities(flapjack, real_r, tmp_path):
     result = flapjack("import", "contacts", "-f", write(tmp_path, "contacts.json", CONTACTS))
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        f"Contact not imported as it has no id: {json.dumps(CONTACTS[1])}",
-        "Imported 1 of 1 contacts.",
+        "Imported 1 of 2 contacts; 1 skipped:",
+        f"  Contact #2 has no id: {json.dumps(CONTACTS[1])}",
     ]
+    assert result.stderr == ""  # no progress bar off a terminal, and no log line per contact
     contact = contact_store.load_contact(real_r, "21")
     assert (contact.first_name, contact.last_name, contact.email) == ("Ada", "Lovelace", "ada@example.com")
     assert real_r.hget(keys.contact_media("21"), "email") == b"ada@example.com"
@@ -38,7 +40,7 @@ def test_import_contacts_then_entities(flapjack, real_r, tmp_path):
 
     result = flapjack("import", "entities", "-f", write(tmp_path, "entities.json", ENTITIES))
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[-1] == "Imported 1 of 1 entities."
+    assert result.stdout.splitlines()[0] == "Imported 1 of 2 entities; 1 skipped:"
     assert entity_store.entity_id(real_r, "web-1") == "e1"
     assert entity_store.contact_ids_for_entity(real_r, "e1") == ["21"]  # 99 is no contact
     assert sorted(entity_store.entity_tags(real_r, "e1")) == ["prod", "web"]
@@ -58,7 +60,7 @@ def test_reimporting_a_contact_replaces_it_and_detaches_it(flapjack, real_r, tmp
 def test_nothing_imported_without_ids(flapjack, real_r, tmp_path):
     result = flapjack("import", "entities", "-f", write(tmp_path, "e.json", [{"name": "x"}]))
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[-1] == "Nothing imported: no entity has an id"
+    assert result.stdout.splitlines() == ["Imported 0 of 1 entities; 1 skipped:", '  Entity #1 has no id: {"name": "x"}']
     assert real_r.keys("*") == []
 
 
@@ -69,3 +71,30 @@ def test_bad_files(flapjack, tmp_path):
     bad.write_text("{nope")
     assert flapjack("import", "contacts", "-f", str(bad)).exit_code == 1
     assert flapjack("import", "contacts").exit_code == 2  # -f is required
+
+
+def test_a_big_import_is_one_summary_with_the_reasons_counted(flapjack, real_r, tmp_path, monkeypatch):
+    entities = [{"id": f"e{n}", "name": f"host-{n}"} for n in range(300)] + [{"id": f"x{n}"} for n in range(25)]
+    (tmp_path / "info.yml").write_text("logging:\n  level: INFO\n")
+    monkeypatch.setenv("FLAPJACK_CONFIG", str(tmp_path / "info.yml"))
+    result = flapjack("import", "entities", "-f", write(tmp_path, "e.json", entities))
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Imported 300 of 325 entities; 25 skipped:"
+    assert lines[1] == "  Entity x0 not imported: entity x0 has no name"
+    assert lines[-1] == "  ... and 5 more" and len(lines) == 22
+    logged = [line for line in result.stderr.splitlines() if "flapjack_py.store" in line or "importer" in line]
+    assert len(logged) == 1 and f"imported 300 of 325 entities from {tmp_path / 'e.json'}" in logged[0], logged
+    assert entity_store.entity_id(real_r, "host-299") == "e299"
+
+
+def test_the_progress_bar_shows_on_a_terminal(real_r, monkeypatch):
+    from rich.console import Console
+
+    from flapjack_py.tools import importer
+
+    shown = io.StringIO()
+    monkeypatch.setattr(importer, "Console", lambda stderr: Console(file=shown, force_terminal=True, width=100))
+    with importer._progress("entities", 3) as advance:
+        for _ in range(3):
+            advance()
+    assert "Importing entities" in shown.getvalue() and "3/3" in shown.getvalue()

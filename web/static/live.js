@@ -20,6 +20,7 @@
 
   function busy(part) {
     if (part.contains(document.activeElement) && document.activeElement !== document.body) { return true; }
+    if (part.matches("details[open]") || part.querySelector("details[open]")) { return true; }  // an opened form
     return Array.prototype.some.call(part.querySelectorAll("input, textarea, select"), changed);
   }
 

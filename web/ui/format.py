@@ -1,51 +1,56 @@
-"""Template filters of the web UI: times for people at 3 a.m., state titles, rule summaries."""
+"""Template filters of the web UI: times for people at 3 a.m., state titles, rule summaries.
+
+Every time shown is a `<time datetime>` element with an ISO 8601 value (a duration: `PT…S`);
+its words come from humanize (`5 minutes ago`, `2 hours and 1 minute`), never built by hand.
+"""
 
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import humanize
 from flask import Blueprint
 from markupsafe import Markup
 
 from flapjack_py.rules import NotificationRule
 from flapjack_py.weekly import from_restriction
 
-_UNITS = (("year", 31_557_600), ("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
 
-
-def age(seconds: int | None, parts: int = 2) -> str:
-    """A period in words, biggest `parts` units: `2 hours, 5 minutes`; None -> ''."""
+def age_text(seconds: int | None) -> str:
+    """A period in words, exact to the second (humanize): `2 hours and 1 minute`; None -> ''."""
     if seconds is None:
         return ""
-    if seconds < 1:
-        return "0 seconds"
-    said = []
-    for name, size in _UNITS:
-        n, seconds = divmod(seconds, size)
-        if n:
-            said.append(f"{n} {name}{'' if n == 1 else 's'}")
-        if len(said) == parts or (said and not n):
-            break
-    return ", ".join(said)
+    return str(humanize.precisedelta(timedelta(seconds=max(seconds, 0)), minimum_unit="seconds", format="%0.0f"))
 
 
-def since(ts: int | None) -> str:
-    """How long ago a unix time was, in words; '' for None."""
+def ago_text(ts: int, now: int | None = None) -> str:
+    """How long ago (or how far ahead) a unix time is, roughly, in words (humanize): `5 minutes ago`."""
+    now = int(time.time()) if now is None else now
+    return str(humanize.naturaltime(timedelta(seconds=now - ts)))
+
+
+def age(seconds: int | None) -> Markup:
+    """A period as `<time datetime="PT7260S">2 hours and 1 minute</time>` (an ISO 8601 duration); '' for None."""
+    if seconds is None:
+        return Markup("")
+    return Markup('<time datetime="PT{}S">{}</time>').format(max(seconds, 0), age_text(seconds))
+
+
+def since(ts: int | None) -> Markup:
+    """How long since a unix time, roughly, as `<time datetime="ISO" title="since …">2 hours</time>`; '' for None."""
     if ts is None:
-        return ""
-    return age(int(time.time()) - ts)
+        return Markup("")
+    text = str(humanize.naturaldelta(timedelta(seconds=max(int(time.time()) - ts, 0))))
+    return Markup('<time datetime="{}" title="since {}">{}</time>').format(iso_time(ts), when_text(ts), text)
 
 
-def ago(ts: int | None) -> str:
-    """`5 minutes ago` / `in 3 hours` / `never`."""
+def ago(ts: int | None) -> Markup:
+    """`<time datetime="ISO" title="UTC">5 minutes ago</time>` (or `… from now`); `never` for None."""
     if ts is None:
-        return "never"
-    delta = int(time.time()) - ts
-    if abs(delta) < 1:
-        return "just now"
-    return f"{age(delta)} ago" if delta > 0 else f"in {age(-delta)}"
+        return Markup("never")
+    return Markup('<time datetime="{}" title="{}">{}</time>').format(iso_time(ts), when_text(ts), ago_text(ts))
 
 
 def when_text(ts: int | None) -> str:
