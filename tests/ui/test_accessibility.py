@@ -50,7 +50,7 @@ def everything(world: World) -> World:
 
 def pages(world: World) -> list[str]:
     rule_id = rule_store.rule_ids(world.r, "ann")[0]
-    return ["/", "/checks/web-01.example.com/HTTP port 80", "/checks/web-01.example.com/Load", "/entities",
+    return ["/", "/?entity=web-01&state=critical", "/checks/web-01.example.com/HTTP port 80", "/checks/web-01.example.com/Load", "/entities",
             "/entities/web-01.example.com", "/contacts", "/contacts/ann", "/contacts/ann/rules/new",
             f"/contacts/ann/rules/{rule_id}", "/alerts", "/status", "/login", "/no/such/page"]
 
