@@ -19,10 +19,11 @@ from rq import Queue, Retry
 from rq.queue import EnqueueData
 from rq.serializers import JSONSerializer
 
-from .config import Config
+from .config import KNOWN_MEDIA, Config
 from .render import render_alert
 from .store import alerts as alert_store
 from .store.alerts import AlertStatus
+from .store.status_page import DeliveryQueue
 from .store.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,17 @@ def enqueue_alert(connection: redis.Redis, pipe: redis.client.Pipeline, alert: M
     if status == AlertStatus.QUEUED:
         queue_for(connection, medium).enqueue_many([_job_data(record, config)], pipeline=pipe)
     return status
+
+
+def delivery_queues(connection: redis.Redis, config: Config) -> list[DeliveryQueue]:
+    """Jobs waiting and failed on each medium's rq queue (media enabled in config, or with jobs)."""
+    found = []
+    for medium in KNOWN_MEDIA:
+        queue = queue_for(connection, medium)
+        queued, failed = queue.count, queue.failed_job_registry.count
+        if config.gateway_enabled(medium) or queued or failed:
+            found.append(DeliveryQueue(medium, config.gateway_enabled(medium), queued, failed))
+    return found
 
 
 def _job_data(record: Mapping[str, Any], config: Config) -> EnqueueData:

@@ -32,8 +32,6 @@ REDIS_OUTSIDE_STORE = {
     "flapjack_py/embedded_redis.py": "starts and stops a local server",
     "flapjack_py/executive.py": "opens the WATCH/MULTI pipeline it hands to store/ (style.md 3)",
     "gateways/worker.py": "rq's own job registries (rq plumbing, like delivery.py)",
-    "web/ui/queries.py": "not yet moved into store/ (issue 16)",
-    "web/ui/stats.py": "not yet moved into store/ (issue 16)",
     "web/ui/commands.py": "enable/disable, being moved onto store.history (issue 16)",
 }
 """Modules outside flapjack_py/store/ that may send Redis commands, and why."""

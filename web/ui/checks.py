@@ -7,8 +7,9 @@ from flask import abort, render_template, request
 from flapjack_py import recurrence
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
+from flapjack_py.store import read_models as queries
 
-from . import bp, paging, queries
+from . import bp, paging
 from .check_forms import MAX_DETAIL, MESSAGES
 from .context import db, now
 

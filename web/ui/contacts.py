@@ -14,9 +14,10 @@ from flapjack_py import keys
 from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import read_models as queries
 from flapjack_py.store import rules as rule_store
 
-from . import bp, paging, queries
+from . import bp, paging
 from .context import db
 from .form_state import FormState, lookup
 
@@ -73,5 +74,5 @@ def render_contact(contact_id: str, failed: FormState | None = None) -> str:
         rules=rule_store.load_rules(client, contact_id, ensure_general=False),
         entities=paging.page_of(sorted(names.get(eid, eid) for eid in entity_ids), paging.page_arg("entities_page")),
         everything=contact_id in entity_store.contact_ids_for_entity(client, keys.ALL_ENTITIES_ID),
-        alerts=queries.recent_alerts(client, keys.alerts_by_contact(contact_id), limit=50),
+        alerts=queries.recent_alerts(client, contact_id, limit=50),
         forms=lookup(failed), timezones=TIMEZONES, notice=NOTICES.get(request.args.get("notice", "")))

@@ -10,8 +10,9 @@ from flapjack_py import keys
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import read_models as queries
 
-from . import bp, paging, queries
+from . import bp, paging
 from .context import db
 
 SEARCH_MAX = 200

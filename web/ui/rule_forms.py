@@ -26,10 +26,11 @@ from flapjack_py.rules import (
     rule_from_fields,
 )
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import read_models as queries
 from flapjack_py.store import rules as rule_store
 from flapjack_py.weekly import DAYS, InvalidWindow, WeeklyWindow, from_restriction, parse_window, to_restriction
 
-from . import bp, queries
+from . import bp
 from .context import db
 from .form_state import FormState, posted
 

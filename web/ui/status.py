@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from flask import render_template
 
-from . import bp, stats
+from flapjack_py.delivery import delivery_queues
+from flapjack_py.store import status_page
+
+from . import bp
 from .context import config, db, now, raw_redis
 
 
@@ -12,4 +15,5 @@ from .context import config, db, now, raw_redis
 @bp.get("/self_stats")
 def status() -> str:
     """Event counters, executive instances, event and delivery queue lengths."""
-    return render_template("ui/status.html", s=stats.load_status(db(), raw_redis(), config(), now()))
+    return render_template("ui/status.html", s=status_page.load_status(
+        db(), config().executive.queue, now(), delivery_queues(raw_redis(), config())))

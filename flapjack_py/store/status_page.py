@@ -1,4 +1,5 @@
-"""Read model of the status page: event counters, executive instances, queue lengths, delivery queues, receivers."""
+"""Read model of the status page: event counters, executive instances, queue lengths, receivers (the rq
+delivery queues are counted by flapjack_py.delivery.delivery_queues)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,10 @@ from dataclasses import dataclass
 
 import redis
 
-from flapjack_py import keys
-from flapjack_py.config import KNOWN_MEDIA, Config
-from flapjack_py.delivery import queue_for
-from flapjack_py.store.client import to_int
-from flapjack_py.store.events import COUNTER_FIELDS, utc_hour
-from flapjack_py.store.receivers import load_receiver_counters, rejected_reasons
+from .. import keys
+from .client import to_int
+from .events import COUNTER_FIELDS, utc_hour
+from .receivers import load_receiver_counters, rejected_reasons
 
 
 @dataclass
@@ -62,9 +61,8 @@ class Status:
     receivers: list[ReceiverCounts]
 
 
-def load_status(client: redis.Redis, raw: redis.Redis, config: Config, now: int) -> Status:
-    """Read the status page's data; `raw` is the bytes client rq needs."""
-    queue = config.executive.queue
+def load_status(client: redis.Redis, queue: str, now: int, delivery: list[DeliveryQueue]) -> Status:
+    """Read the status page's data (`queue`: the executive's event queue; `delivery`: the rq queues)."""
     p = client.pipeline(transaction=False)
     p.hgetall(keys.event_counters())
     p.llen(keys.events(queue))
@@ -73,7 +71,7 @@ def load_status(client: redis.Redis, raw: redis.Redis, config: Config, now: int)
     p.zcard(keys.all_checks())
     counters, length, rejected, failing, checks = p.execute()
     return Status(_counters(counters), load_instances(client), queue, length, rejected, failing, checks,
-                  delivery_queues(raw, config), load_receivers(client))
+                  delivery, load_receivers(client))
 
 
 def load_instances(client: redis.Redis) -> list[Instance]:
@@ -91,17 +89,6 @@ def load_instances(client: redis.Redis) -> list[Instance]:
         boot, counters, beat = p.execute()
         found.append(Instance(host, pid, to_int(boot), bool(beat), _counters(counters)))
     return sorted(found, key=lambda i: -(i.boot_time or 0))
-
-
-def delivery_queues(raw: redis.Redis, config: Config) -> list[DeliveryQueue]:
-    """Jobs waiting and failed on each medium's rq queue (media enabled in config, or with jobs)."""
-    found = []
-    for medium in KNOWN_MEDIA:
-        queue = queue_for(raw, medium)
-        queued, failed = queue.count, queue.failed_job_registry.count
-        if config.gateway_enabled(medium) or queued or failed:
-            found.append(DeliveryQueue(medium, config.gateway_enabled(medium), queued, failed))
-    return found
 
 
 def load_receivers(client: redis.Redis) -> list[ReceiverCounts]:

@@ -1,8 +1,7 @@
 """Read models of the web UI: check rows, one check in full, alert history.
 
-Composed of flapjack_py.store functions and keys.*; each function reads in one
-or two pipelined round trips and returns plain dataclasses for the templates.
-Every client here replies with str (see web.ui.context.db).
+Each function reads in one or two pipelined round trips and returns plain
+dataclasses for the templates. Every client here replies with str (see web.ui.context.db).
 """
 
 from __future__ import annotations
@@ -15,12 +14,12 @@ from typing import Any
 
 import redis
 
-from flapjack_py import keys
-from flapjack_py.events import FAILURE_STATES
-from flapjack_py.store import alerts as alert_store
-from flapjack_py.store import contacts as contact_store
-from flapjack_py.store import maintenance as maint
-from flapjack_py.store.client import to_int
+from .. import keys
+from ..events import FAILURE_STATES
+from . import alerts as alert_store
+from . import contacts as contact_store
+from . import maintenance as maint
+from .client import text, to_int
 
 log = logging.getLogger(__name__)
 
@@ -142,14 +141,14 @@ def check_rows(client: redis.Redis, check_ids: Sequence[str], alerts_per_check: 
 
 def failing_rows(client: redis.Redis) -> list[CheckRow]:
     """Rows of every failing check: worst state first, then longest failing."""
-    rows = check_rows(client, [_s(m) for m in client.zrange(keys.failed_checks(), 0, -1)])
+    rows = check_rows(client, [text(m) for m in client.zrange(keys.failed_checks(), 0, -1)])
     rows = [r for r in rows if r.failing]
     return sorted(rows, key=lambda r: (SEVERITY_RANK.get(r.state or "ok", 3), r.failing_since or 0, r.entity, r.check))
 
 
 def all_check_ids(client: redis.Redis, entity_search: str = "") -> list[str]:
     """Every E:C ever seen or current, sorted; `entity_search` keeps entities containing it (case-insensitive)."""
-    ids = {_s(m) for m in client.zrange(keys.all_checks(), 0, -1)}
+    ids = {text(m) for m in client.zrange(keys.all_checks(), 0, -1)}
     needle = entity_search.strip().lower()
     if needle:
         ids = {i for i in ids if needle in keys.split_check_id(i)[0].lower()}
@@ -159,7 +158,7 @@ def all_check_ids(client: redis.Redis, entity_search: str = "") -> list[str]:
 def entity_check_ids(client: redis.Redis, entity: str) -> list[str]:
     """E:C of every check ever seen or current on an entity, sorted by check name."""
     names = set(client.zrange(keys.all_checks_for(entity), 0, -1)) | set(client.zrange(keys.current_checks(entity), 0, -1))
-    return [keys.check_id(entity, _s(n)) for n in sorted(names, key=_s)]
+    return [keys.check_id(entity, text(n)) for n in sorted(names, key=text)]
 
 
 # --- one check -------------------------------------------------------------
@@ -168,7 +167,7 @@ def entity_check_ids(client: redis.Redis, entity: str) -> list[str]:
 def check_detail(client: redis.Redis, entity: str, check: str, contacts: Iterable[str],
                  history: int = 50, alerts: int = 50) -> CheckDetail | None:
     """The check page's data, or None when the check was never seen."""
-    data = {_s(k): _s(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
+    data = {text(k): text(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
     if not data and client.zscore(keys.all_checks(), keys.check_id(entity, check)) is None:
         return None
     row = check_rows(client, [keys.check_id(entity, check)], alerts)[0]
@@ -193,7 +192,7 @@ def check_detail(client: redis.Redis, entity: str, check: str, contacts: Iterabl
 
 def state_history(client: redis.Redis, entity: str, check: str, limit: int = 50) -> list[StateChange]:
     """The newest `limit` state changes, newest first."""
-    stamps = [_s(t) for t in client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, limit - 1)]
+    stamps = [text(t) for t in client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, limit - 1)]
     if not stamps:
         return []
     p = client.pipeline(transaction=False)
@@ -216,8 +215,9 @@ def load_alerts(client: redis.Redis, alert_ids: Sequence[str]) -> list[Alert]:
     return [_alert_from(r, names) for r in records]
 
 
-def recent_alerts(client: redis.Redis, index: str, offset: int = 0, limit: int = 100) -> list[Alert]:
-    """Alerts of an `alerts*` index (see keys.alerts*), newest first."""
+def recent_alerts(client: redis.Redis, contact_id: str | None = None, offset: int = 0, limit: int = 100) -> list[Alert]:
+    """Every alert, or those sent to one contact, newest first."""
+    index = keys.alerts() if contact_id is None else keys.alerts_by_contact(contact_id)
     return load_alerts(client, alert_store.alert_ids(client, index, offset=offset, limit=limit))
 
 
@@ -259,7 +259,3 @@ def _perfdata(text: str | None) -> list[dict[str, str]]:
 
 def _int(score: float | None) -> int | None:
     return None if score is None else int(score)
-
-
-def _s(value: bytes | str) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
