@@ -33,7 +33,7 @@ from .filters.acknowledgement import ack_duration
 from .filters.base import FilterInput, Verdict
 from .heartbeat import Heartbeat
 from .notification import Notification, NotificationType, notification_type_for
-from .notifier import Notifier, NotifyRequest
+from .notifier import Notifier, NotifyRequest, write_notify_log
 from .rollup import FactsChange, facts_change
 from .store import checks as check_store
 from .store import decoded, maintenance_series
@@ -397,6 +397,9 @@ class Executive:
             pipe.reset()
         self.queue.committed()
         batch.in_flight -= len(pending)
+        for writes in pending:
+            for fields in writes.notify_log:
+                write_notify_log(self.config, *fields)
         pending.clear()
         _log_failed_commands(results)
 

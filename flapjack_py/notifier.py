@@ -7,7 +7,8 @@ batch order on an in-memory view that each decision updates (drop keys,
 alerting sets, check facts), so a batch decides exactly what the same events
 in consecutive batches would. Every write (automatic general rules, drop keys,
 alerting sets, alert records and rq jobs) goes into the notifying event's
-WriteBuffer, which the executive commits in the batch's one MULTI.
+WriteBuffer, which the executive commits in the batch's one MULTI; the notify-log
+lines too, written once that commit succeeded (write_notify_log).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class Notifier:
         notification, now, writes = request.notification, request.now, request.writes
         contacts = view.contacts_of(notification.event_id)
         if not contacts:
-            write_notify_log(self.config, notification.event_id, notification.type.value, "NO CONTACTS")
+            writes.notify_log.append((notification.event_id, notification.type.value, "NO CONTACTS"))
             return []
         targets = [t for d in contacts for t in self._contact_targets(d, view.rules_of(d, writes), notification, now)]
         targets = [t for t in targets if not view.dropped(t[0].contact.id, t[1].type, notification)]
@@ -133,8 +134,8 @@ class Notifier:
     def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
               alert: dict[str, Any]) -> bool:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
-        write_notify_log(self.config, notification.event_id, notification.type.value, alert["contact"],
-                         medium.type, medium.address)
+        writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
+                                  medium.address))
         if medium.type not in KNOWN_MEDIA:
             log.error("%s: alert %s for contact %s: unknown medium %r, skipped", notification.event_id,
                       alert["id"], alert["contact"], medium.type)

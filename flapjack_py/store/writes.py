@@ -20,7 +20,8 @@ class WriteBuffer:
     final value. EXPIREs are applied last, once the keys they time exist.
 
     `jobs` holds rq job data (flapjack_py.delivery) the committer enqueues on
-    the same MULTI after the writes.
+    the same MULTI after the writes; `notify_log` the notify-log lines the
+    committer writes once the MULTI succeeded (a discarded decision logs nothing).
     """
 
     def __init__(self) -> None:
@@ -32,6 +33,7 @@ class WriteBuffer:
         self.zsets: dict[str, dict[str, Any]] = {}  # member -> score, or None when removed
         self.expires: dict[str, int] = {}
         self.jobs: list[Any] = []
+        self.notify_log: list[tuple[str, ...]] = []  # flapjack_py.notifier.write_notify_log fields, after commit
         self.raw: bytes = b""  # the event these writes belong to (for the reject fallback)
         self.claim = ""  # its check's claim key ('' = none), released when the writes commit
 

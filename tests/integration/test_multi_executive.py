@@ -213,12 +213,14 @@ def test_two_executives_notifying_one_contact_keep_its_rollup_right(redis_server
 
 
 def test_a_rollup_set_changed_by_another_executive_meanwhile_is_decided_again(
-        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Between the notifier's read and the commit another executive alerts on a second check of the
-    contact: the commit fails on the WATCHed alerting set and the notification is decided again."""
+    contact: the commit fails on the WATCHed alerting set and the notification is decided again
+    (the notify log has the line of the committed decision only)."""
     add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600,
                                                     "rollup_threshold": 2}})
-    executive = Executive(real_r, CONFIG)
+    notify_log = tmp_path / "notify.log"
+    executive = Executive(real_r, {**CONFIG, "executive": {**SETTINGS, "notification_log_file": str(notify_log)}})
     decide = executive.notifier.notify
     rounds: list[int] = []
 
@@ -238,4 +240,5 @@ def test_a_rollup_set_changed_by_another_executive_meanwhile_is_decided_again(
     alerts = [tuple(v.decode() for v in real_r.hmget(keys.alert(a.decode()), "type", "rollup"))
               for a in real_r.zrange(keys.alerts(), 0, -1)]
     assert alerts == [("problem", "problem")]  # two alerting checks: the threshold is reached
+    assert len(notify_log.read_text().splitlines()) == 1, notify_log.read_text()
     assert real_r.zcard(keys.contact_alerting_checks("alice", "email")) == 2
