@@ -30,6 +30,8 @@ POLICY: dict[str, Role | str] = {
     "ui.create_contact": A, "ui.update_contact": A, "ui.delete_contact": A, "ui.save_medium": A,
     "ui.delete_medium": A, "ui.save_pagerduty": A, "ui.delete_pagerduty": A, "ui.new_rule": A, "ui.rule": A,
     "ui.create_rule": A, "ui.update_rule": A, "ui.delete_rule": A,
+    # UI: one action on many checks (selected, or every check a filter matches)
+    "ui.bulk": R,
     # API reads
     "api.get_alerts": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
     "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,

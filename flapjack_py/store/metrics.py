@@ -14,6 +14,8 @@ from typing import Any
 import redis
 
 from .. import keys
+from ..events import FAILURE_STATES
+from ..triage import is_handled
 from .client import str_client, to_int
 from .events import queue_length
 
@@ -137,7 +139,7 @@ def check_counts(client: redis.Redis) -> CheckCounts:
     for state, in_maintenance, current in _triples(replies):
         label = state or "unknown"
         by_state[label] = by_state.get(label, 0) + 1
-        if label in ("warning", "critical", "unknown") and not in_maintenance and current is not None:
+        if label in FAILURE_STATES and not is_handled(bool(in_maintenance), bool(in_maintenance), current is not None):
             unhandled += 1
     return CheckCounts(by_state, unhandled)
 

@@ -29,9 +29,6 @@ ROW_ALERTS = 3
 NOTIFICATION_SHOWN = ("problem", "recovery", "acknowledgement", "test")
 """Kinds of last_<kind>_notification shown on a check's page."""
 
-SEVERITY_RANK = {"critical": 0, "warning": 1, "unknown": 2, "ok": 3}
-"""Sort order of failing checks: worst first (critical > warning > unknown, engine.md section 0)."""
-
 
 @dataclass
 class Alert:
@@ -137,22 +134,6 @@ def check_rows(client: redis.Redis, check_ids: Sequence[str], alerts_per_check: 
     for row, ids in zip(rows, alert_ids, strict=True):
         row.alerts = [found[i] for i in ids if i in found]
     return rows
-
-
-def failing_rows(client: redis.Redis) -> list[CheckRow]:
-    """Rows of every failing check: worst state first, then longest failing."""
-    rows = check_rows(client, [text(m) for m in client.zrange(keys.failed_checks(), 0, -1)])
-    rows = [r for r in rows if r.failing]
-    return sorted(rows, key=lambda r: (SEVERITY_RANK.get(r.state or "ok", 3), r.failing_since or 0, r.entity, r.check))
-
-
-def all_check_ids(client: redis.Redis, entity_search: str = "") -> list[str]:
-    """Every E:C ever seen or current, sorted; `entity_search` keeps entities containing it (case-insensitive)."""
-    ids = {text(m) for m in client.zrange(keys.all_checks(), 0, -1)}
-    needle = entity_search.strip().lower()
-    if needle:
-        ids = {i for i in ids if needle in keys.split_check_id(i)[0].lower()}
-    return sorted(ids, key=lambda i: keys.split_check_id(i))
 
 
 def entity_check_ids(client: redis.Redis, entity: str) -> list[str]:

@@ -87,7 +87,7 @@ def create_scheduled(entity: str, check: str) -> Response:
     if form.get("rrule", "").strip():
         return _create_series(entity, check)
     try:
-        start = _parse_start(form.get("start", ""), form.get("timezone", ""))
+        start = parse_start(form.get("start", ""), form.get("timezone", ""))
     except TimeParseError as exc:
         return _back(entity, check, error="bad-start", detail=str(exc))
     try:
@@ -143,7 +143,7 @@ def _back(entity: str, check: str, **message: str) -> Response:
     return redirect(url_for("ui.check", **args), code=303)
 
 
-def _parse_start(text: str, zone: str) -> int:
+def parse_start(text: str, zone: str) -> int:
     """Unix time of a time a person typed (flapjack_py.timeparse) in `zone` (default UTC); empty = now.
 
     Raises TimeParseError saying what was understood.

@@ -9,27 +9,16 @@ from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
 
-from . import bp, paging
+from . import bp, triage
 from .check_forms import MAX_DETAIL, MESSAGES
 from .context import db, now
-
-PAGE_SIZE = 200
-"""Checks per page in the list of all checks."""
 
 
 @bp.get("/")
 @bp.get("/checks")
 def index() -> str:
-    """Failing checks, worst and oldest first; then every check, filtered by `show` and entity search `q`."""
-    client = db()
-    search, show = request.args.get("q", "").strip()[:200], request.args.get("show", "all")
-    page = max(_int_arg("page", 1), 1)
-    failing = paging.page_of([r for r in queries.failing_rows(client) if search.lower() in r.entity.lower()],
-                             paging.page_arg("failing_page"))
-    ids = queries.all_check_ids(client, search) if show != "failing" else []
-    rows = queries.check_rows(client, ids[(page - 1) * PAGE_SIZE:page * PAGE_SIZE], alerts_per_check=0)
-    return render_template("ui/index.html", failing=failing, rows=rows, search=search, show=show, page=page,
-                           total=len(ids), pages=max((len(ids) + PAGE_SIZE - 1) // PAGE_SIZE, 1))
+    """Unhandled problems first, then handled ones, then every check: filtered, sorted and paged (web.ui.triage)."""
+    return render_template("ui/index.html", ov=triage.load_overview(db(), request.args))
 
 
 @bp.get("/checks/<entity>/<path:check>")
@@ -47,10 +36,3 @@ def check(entity: str, check: str) -> str:
               for s in series_store.series_for_check(client, entity, check)]
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
                            error=error, series=series)
-
-
-def _int_arg(name: str, default: int) -> int:
-    try:
-        return int(request.args.get(name, default))
-    except ValueError:
-        return default

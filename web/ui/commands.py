@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import redis
@@ -16,9 +17,10 @@ import redis
 from flapjack_py import keys, recurrence
 from flapjack_py.checks import ack_hash
 from flapjack_py.recurrence import Series
+from flapjack_py.store import history
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
-from flapjack_py.store.events import push_event
+from flapjack_py.store.events import push_events
 from flapjack_py.timeparse import parse_duration
 
 log = logging.getLogger(__name__)
@@ -32,21 +34,37 @@ def acknowledge(client: redis.Redis, queue: str, entity: str, check: str, durati
 
     Raises TimeParseError for an unreadable duration.
     """
-    seconds = parse_duration(duration) if duration.strip() else DEFAULT_ACK_DURATION
-    event = {"type": "action", "state": "acknowledgement", "entity": entity, "check": check,
-             "summary": comment, "duration": seconds or DEFAULT_ACK_DURATION,
-             "acknowledgement_id": ack_hash(keys.check_id(entity, check))}
-    push_event(client, event, queue)
-    log.info("%s:%s: acknowledgement queued from the web UI (%ss)", entity, check, seconds)
+    return acknowledge_many(client, queue, [(entity, check)], duration, comment)
+
+
+def acknowledge_many(client: redis.Redis, queue: str, checks: Sequence[tuple[str, str]], duration: str,
+                     comment: str) -> int:
+    """Queue one acknowledgement action event per check in one push; return the duration in seconds.
+
+    Raises TimeParseError for an unreadable duration (nothing is queued then).
+    """
+    seconds = (parse_duration(duration) if duration.strip() else DEFAULT_ACK_DURATION) or DEFAULT_ACK_DURATION
+    push_events(client, [{"type": "action", "state": "acknowledgement", "entity": entity, "check": check,
+                          "summary": comment, "duration": seconds,
+                          "acknowledgement_id": ack_hash(keys.check_id(entity, check))} for entity, check in checks],
+                queue)
+    for entity, check in checks:
+        log.info("%s:%s: acknowledgement queued from the web UI (%ss)", entity, check, seconds)
     return seconds
 
 
 def test_notifications(client: redis.Redis, queue: str, entity: str, check: str) -> None:
     """Queue a test_notifications action event, worded as Flapjack's web UI did."""
-    summary = f"Testing notifications to all contacts interested in entity: {entity}, check: {check}"
-    push_event(client, {"type": "action", "state": "test_notifications", "entity": entity, "check": check,
-                        "summary": summary}, queue)
-    log.info("%s:%s: test notifications queued from the web UI", entity, check)
+    test_notifications_many(client, queue, [(entity, check)])
+
+
+def test_notifications_many(client: redis.Redis, queue: str, checks: Sequence[tuple[str, str]]) -> None:
+    """Queue one test_notifications action event per check, in one push."""
+    push_events(client, [{"type": "action", "state": "test_notifications", "entity": entity, "check": check,
+                          "summary": f"Testing notifications to all contacts interested in entity: {entity}, "
+                                     f"check: {check}"} for entity, check in checks], queue)
+    for entity, check in checks:
+        log.info("%s:%s: test notifications queued from the web UI", entity, check)
 
 
 def end_unscheduled(client: redis.Redis, entity: str, check: str, now: int) -> bool:
@@ -85,20 +103,22 @@ def end_scheduled(client: redis.Redis, entity: str, check: str, start: int, now:
     return maint.end_scheduled(client, entity, check, start, now)
 
 
-def set_enabled(client: redis.Redis, entity: str, check: str, enabled: bool, now: int) -> None:
-    """Enable (add to current_checks:E and current_entities) or disable a check.
+def end_maintenance(client: redis.Redis, entity: str, check: str, now: int) -> list[str]:
+    """End the acknowledgement and the scheduled window in force; return what ended ("acknowledgement",
+    "scheduled maintenance"), [] when nothing was in force."""
+    ended = ["acknowledgement"] if end_unscheduled(client, entity, check, now) else []
+    start = maint.in_force(client, entity, check, maint.SCHEDULED)
+    if start is not None and end_scheduled(client, entity, check, start, now):
+        ended.append("scheduled maintenance")
+    return ended
 
-    Disabling removes the check from current_checks:E, and the entity from
-    current_entities when it has no current check left, as Flapjack 1.x does.
-    The next service event for the check enables it again.
+
+def set_enabled(client: redis.Redis, entity: str, check: str, enabled: bool, now: int) -> None:
+    """Enable or disable a check as the API does (flapjack_py.store.history): disabling drops it from
+    current_checks:E (and the entity from current_entities when none is left); its next event enables it.
     """
-    with client.pipeline(transaction=True) as p:
-        if enabled:
-            p.zadd(keys.current_checks(entity), {check: now})
-            p.zadd(keys.current_entities(), {entity: now})
-        else:
-            p.zrem(keys.current_checks(entity), check)
-        p.execute()
-    if not enabled and client.zcard(keys.current_checks(entity)) == 0:
-        client.zrem(keys.current_entities(), entity)
+    if enabled:
+        history.enable_check(client, entity, check, now)
+    else:
+        history.disable_check(client, entity, check)
     log.info("%s:%s %s from the web UI", entity, check, "enabled" if enabled else "disabled")

@@ -6,7 +6,7 @@ from collections import Counter
 
 from flask import abort, render_template, request
 
-from flapjack_py import keys
+from flapjack_py import keys, triage
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
@@ -42,7 +42,7 @@ def entity(name: str) -> str:
     if entity_id is None and not ids:
         abort(404, description=f"No entity '{name}'")
     rows = queries.check_rows(client, ids)
-    rows.sort(key=lambda r: (not r.failing, queries.SEVERITY_RANK.get(r.state or "ok", 3), r.check))
+    rows.sort(key=lambda r: (not r.failing, triage.SEVERITY_RANK.get(r.state or "ok", 3), r.check))
     contacts = contact_store.load_contacts(client, entity_store.contact_ids_for_entity(client, entity_id or ""))
     tags = entity_store.entity_tags(client, entity_id) if entity_id else []
     return render_template("ui/entity.html", name=name, entity_id=entity_id, rows=rows, contacts=contacts,

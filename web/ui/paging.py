@@ -18,7 +18,8 @@ PAGE_SIZE = 200
 """Rows per page of every paged list."""
 MAX_PAGE = 1_000_000
 """Highest page number read from a URL."""
-KEPT_ARGS = ("q", "show", "page", "failing_page", "entities_page")
+KEPT_ARGS = ("q", "show", "page", "failing_page", "entities_page", "upage", "hpage", "state", "entity", "check",
+             "tag", "text", "sort", "desc")
 """Query arguments a pager link carries over (anything else, e.g. `_external`, is dropped)."""
 
 

@@ -1,0 +1,85 @@
+"""Reads behind the overview's triage: the facts of many checks in a few Lua calls, when each failing check
+began failing, and the checks a tag names (check tags and entity tags).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import redis
+
+from .. import keys, scripts
+from ..triage import CheckFacts
+from .client import str_client, to_int
+from .entities import entity_check_names, entity_ids_with_tag
+from .maintenance import SCHEDULED, UNSCHEDULED
+
+CHUNK = 1000
+"""Checks read per Lua call: each call holds Redis for a few milliseconds, never for a whole 10,000."""
+
+
+def failing_since(client: redis.Redis) -> dict[str, int]:
+    """E:C of every failing check -> when it began failing (failed_checks scores)."""
+    return {m: int(s) for m, s in str_client(client).zrange(keys.failed_checks(), 0, -1, withscores=True)}
+
+
+def load_facts(client: redis.Redis, check_ids: Sequence[str], since: Mapping[str, int]) -> list[CheckFacts]:
+    """CheckFacts of `check_ids`, in that order; `since` gives failing times (failing_since)."""
+    c = str_client(client)
+    script = _script(c)
+    found: list[CheckFacts] = []
+    for start in range(0, len(check_ids), CHUNK):
+        chunk = check_ids[start:start + CHUNK]
+        pairs = [keys.split_check_id(i) for i in chunk]
+        replies = script(keys=[k for e, ch in pairs for k in _keys(e, ch)], args=[ch for _, ch in pairs])
+        found += [_facts(e, ch, reply, since.get(cid)) for (e, ch), cid, reply in zip(pairs, chunk, replies,
+                                                                                       strict=True)]
+    return found
+
+
+def tagged_check_ids(client: redis.Redis, tag: str) -> set[str]:
+    """E:C of the checks tagged `tag` and of every check of the entities tagged `tag`."""
+    c = str_client(client)
+    found = set(c.smembers(keys.check_tag(tag)))
+    for entity_id in entity_ids_with_tag(c, tag):
+        name = c.hget(keys.entity_names_by_id(), entity_id)
+        if name:
+            found.update(keys.check_id(name, check) for check in entity_check_names(c, name))
+    return found
+
+
+def known_tags(client: redis.Redis) -> list[str]:
+    """Every check tag and entity tag in use, sorted."""
+    return sorted(str_client(client).sunion([keys.known_check_tags(), keys.known_entity_tags()]))
+
+
+def _keys(entity: str, check: str) -> tuple[str, str, str, str]:
+    return (keys.check(entity, check), keys.current_checks(entity), keys.maintenance(entity, check, SCHEDULED),
+            keys.maintenance(entity, check, UNSCHEDULED))
+
+
+def _facts(entity: str, check: str, reply: list[Any], since: int | None) -> CheckFacts:
+    state, summary, change, update, score, scheduled, unscheduled = reply
+    return CheckFacts(entity, check, state or None, summary or "", _int(change), _int(update), since,
+                      acknowledged=bool(unscheduled), scheduled=bool(scheduled), enabled=score is not None)
+
+
+def _int(value: str | None) -> int | None:
+    """A stored time: digits almost always (int() is quick), else to_int's lenient reading."""
+    return int(value) if value and value.isdigit() else to_int(value)
+
+
+def _script(client: redis.Redis) -> Any:
+    cache = client.__dict__.setdefault("_flapjack_scripts", {})
+    if scripts.TRIAGE_FACTS not in cache:
+        cache[scripts.TRIAGE_FACTS] = client.register_script(scripts.TRIAGE_FACTS)
+    return cache[scripts.TRIAGE_FACTS]
+
+
+def latest_alert_ids(client: redis.Redis, check_ids: Sequence[str], count: int) -> list[list[str]]:
+    """Ids of the newest `count` alerts of each check, newest first (one round trip)."""
+    p = str_client(client).pipeline(transaction=False)
+    for check_id in check_ids:
+        p.zrevrange(keys.alerts_by_check(*keys.split_check_id(check_id)), 0, count - 1)
+    return p.execute() if check_ids else []

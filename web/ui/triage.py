@@ -1,0 +1,127 @@
+"""Read model of the overview: unhandled problems, handled problems and every matching check, filtered,
+sorted and paged on the server.
+
+Cost stays flat with the number of checks: problems come from failed_checks (only failing checks are
+read), and the list of every check reads only its page unless a filter or sort needs every check's facts.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from flask import request, url_for
+
+from flapjack_py import triage
+from flapjack_py.store import checks as check_store
+from flapjack_py.store import read_models as queries
+from flapjack_py.store import triage as store
+from flapjack_py.triage import CheckFacts, Filter
+
+from . import bp, paging
+
+PAGE_SIZE = 100
+"""Rows per page of each list of the overview."""
+FAILING_STATES = {"failing", "unhandled", "handled", "critical", "warning", "unknown"}
+"""State filters only failing checks can pass: the list of every check is then read from failed_checks."""
+MAX_MATCHING = 10_000
+"""Most checks one "select all matching" bulk action acts on."""
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What the overview shows: the filter, the two problem lists, every matching check, known tags."""
+
+    filter: Filter
+    unhandled: paging.Page[queries.CheckRow]
+    handled: paging.Page[queries.CheckRow]
+    checks: paging.Page[queries.CheckRow]
+    tags: list[str]
+
+
+def load_overview(client: redis.Redis, args: Mapping[str, str]) -> Overview:
+    """The overview for query arguments `args` (triage.parse_filter; pages in upage, hpage, page)."""
+    flt = triage.parse_filter(args)
+    since = store.failing_since(client)
+    matches = _matcher(client, flt)
+    problems = [f for f in store.load_facts(client, [i for i in since if matches(i)], since)
+                if f.failing and triage.facts_match(flt, f)]
+    unhandled, handled = triage.split_problems(triage.sort_facts(problems, flt.sort, flt.descending))
+    return Overview(
+        filter=flt,
+        unhandled=_rows(client, paging.page_of(unhandled, paging.page_arg("upage"), PAGE_SIZE), queries.ROW_ALERTS),
+        handled=_rows(client, paging.page_of(handled, paging.page_arg("hpage"), PAGE_SIZE)),
+        checks=_every_check(client, flt, _candidates(client, flt, since, matches), since, problems),
+        tags=store.known_tags(client),
+    )
+
+
+def matching_ids(client: redis.Redis, args: Mapping[str, str], limit: int = MAX_MATCHING) -> list[str]:
+    """E:C of every check the filter in `args` matches (what "select all matching" acts on), at most `limit`."""
+    flt = triage.parse_filter(args)
+    since = store.failing_since(client)
+    ids = _candidates(client, flt, since, _matcher(client, flt))
+    if flt.state or flt.text:
+        ids = [f.id for f in store.load_facts(client, ids, since) if triage.facts_match(flt, f)]
+    return ids[:limit]
+
+
+def _every_check(client: redis.Redis, flt: Filter, candidates: list[str], since: dict[str, int],
+                 problems: Sequence[CheckFacts]) -> paging.Page[queries.CheckRow]:
+    """The page of the list of every matching check; ordered by entity unless another column is chosen.
+
+    Only a state or summary filter, or a sort by a column other than the names, reads every candidate.
+    """
+    sort = "entity" if flt.sort == "severity" else flt.sort
+    if flt.state in FAILING_STATES:
+        rows: Sequence[CheckFacts] = triage.sort_facts(problems, sort, flt.descending)
+    elif flt.state or flt.text or sort not in ("entity", "check"):
+        facts = store.load_facts(client, candidates, since)
+        rows = triage.sort_facts([f for f in facts if triage.facts_match(flt, f)], sort, flt.descending)
+    else:
+        ids = paging.page_of(triage.sort_ids(candidates, sort, flt.descending), paging.page_arg(), PAGE_SIZE)
+        facts = store.load_facts(client, ids.items, since)
+        return _rows(client, paging.Page(facts, ids.number, ids.pages, ids.total, ids.args))
+    return _rows(client, paging.page_of(rows, paging.page_arg(), PAGE_SIZE))
+
+
+def _candidates(client: redis.Redis, flt: Filter, since: dict[str, int], matches: Callable[[str], bool]) -> list[str]:
+    """E:C ids passing the name and tag parts of the filter (from failed_checks when the state needs failing)."""
+    ids = list(since) if flt.state in FAILING_STATES else check_store.all_check_ids(client)
+    return [i for i in ids if matches(i)] if flt.entity or flt.check or flt.tag else ids
+
+
+def _matcher(client: redis.Redis, flt: Filter) -> Callable[[str], bool]:
+    return triage.name_matcher(flt, store.tagged_check_ids(client, flt.tag) if flt.tag else ())
+
+
+def _rows(client: redis.Redis, page: paging.Page[CheckFacts], alerts: int = 0) -> paging.Page[queries.CheckRow]:
+    """The page's facts as the rows the templates draw, with each check's latest `alerts` alerts."""
+    rows = [queries.CheckRow(f.entity, f.check, f.state, f.summary, f.last_change, f.last_update, f.failing_since,
+                             f.enabled, f.scheduled, f.acknowledged) for f in page.items]
+    if alerts and rows:
+        ids = store.latest_alert_ids(client, [f.id for f in page.items], alerts)
+        found = {a.id: a for a in queries.load_alerts(client, [i for chunk in ids for i in chunk])}
+        for row, chunk in zip(rows, ids, strict=True):
+            row.alerts = [found[i] for i in chunk if i in found]
+    return paging.Page(rows, page.number, page.pages, page.total, page.args)
+
+
+@bp.app_template_global()
+def check_href(entity: str, check: str) -> str:
+    """url_for('ui.check', ...) for list rows, remembered: a page of a few hundred rows builds no URL twice."""
+    return request.script_root + _path("ui.check", entity=entity, check=check)
+
+
+@bp.app_template_global()
+def entity_href(entity: str) -> str:
+    """url_for('ui.entity', ...) for list rows, remembered."""
+    return request.script_root + _path("ui.entity", name=entity)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _path(endpoint: str, **values: Any) -> str:
+    return url_for(endpoint, **values)[len(request.script_root):]
