@@ -42,6 +42,7 @@ from .store import metrics as metric_store
 from .store import tags as tag_store
 from .store.alerts import trim_alert_indexes
 from .store.events import EventQueue, Taken, drop_stale_archive_keys, utc_hour
+from .store.samples import record_sample
 from .store.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
@@ -174,6 +175,7 @@ class Executive:
         if mono - self._last_beat >= HEARTBEAT_EVERY:
             self.heartbeat.at = int(time.time())
             self.queue.beat(HEARTBEAT_TTL, self.heartbeat)
+            record_sample(self.client, self.cfg.queue, self.heartbeat.at)  # the UI's sparklines
             self._last_beat = mono
         if mono - self._last_recovery >= RECOVERY_EVERY:
             self.queue.recover_orphans()

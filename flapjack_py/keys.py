@@ -592,3 +592,9 @@ def watchdog_state() -> str:
 def watchdog_ping() -> str:
     """string + TTL (watchdog.ping_interval): set by the watchdog that requested ping_url this interval."""
     return "watchdog:ping"
+
+
+def rate_samples() -> str:
+    """list: `TIME EVENTS QUEUE` samples (unix time, event_counters `all`, events queue length), newest first,
+    one per 30 s bucket, capped (flapjack_py.store.samples): the UI's sparklines."""
+    return "flapjack_metrics:rate_samples"

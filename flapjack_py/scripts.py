@@ -222,3 +222,20 @@ for i = 1, #ARGV do
 end
 return out
 """
+
+RECORD_SAMPLE = """
+-- KEYS[1] rate samples list (newest first), KEYS[2] event_counters hash, KEYS[3] events queue
+-- ARGV[1] now (unix s), ARGV[2] bucket (s), ARGV[3] samples kept
+-- Pushes `now events queue` unless the newest sample is already in now's bucket (every executive calls
+-- this on its heartbeat; one sample per bucket is kept, whoever writes it). Returns 1 when it pushed.
+local now, bucket = tonumber(ARGV[1]), tonumber(ARGV[2])
+local newest = redis.call('LINDEX', KEYS[1], 0)
+if newest then
+  local t = tonumber(string.match(newest, '^(%d+)'))
+  if t and t - t % bucket >= now - now % bucket then return 0 end
+end
+local events = redis.call('HGET', KEYS[2], 'all') or '0'
+redis.call('LPUSH', KEYS[1], ARGV[1] .. ' ' .. events .. ' ' .. redis.call('LLEN', KEYS[3]))
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+return 1
+"""

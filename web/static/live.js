@@ -46,6 +46,7 @@
     });
     document.title = fresh.title;
     if (window.flapjackLocalTimes) { window.flapjackLocalTimes(); }
+    if (window.flapjackCharts) { window.flapjackCharts(); }
   }
 
   function refresh() {

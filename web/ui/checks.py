@@ -9,7 +9,7 @@ from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
 
-from . import bp, triage
+from . import bp, pictures, triage
 from .check_forms import MAX_DETAIL, MESSAGES
 from .context import db, now
 
@@ -18,7 +18,9 @@ from .context import db, now
 @bp.get("/checks")
 def index() -> str:
     """Unhandled problems first, then handled ones, then every check: filtered, sorted and paged (web.ui.triage)."""
-    return render_template("ui/index.html", ov=triage.load_overview(db(), request.args))
+    client = db()
+    return render_template("ui/index.html", ov=triage.load_overview(client, request.args),
+                           rates=pictures.recent_rates(client, now()))
 
 
 @bp.get("/checks/<entity>/<path:check>")
@@ -34,5 +36,7 @@ def check(entity: str, check: str) -> str:
         error = f"{error} {request.args['detail'][:MAX_DETAIL]}"
     series = [(s, next(iter(recurrence.next_occurrences(s, now(), 1)), None))
               for s in series_store.series_for_check(client, entity, check)]
+    span = pictures.span_arg()
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
-                           error=error, series=series)
+                           error=error, series=series, span=span,
+                           timeline=pictures.check_timeline(client, entity, check, span, now()))

@@ -7,7 +7,7 @@ from flask import render_template
 from flapjack_py.delivery import delivery_queues
 from flapjack_py.store import status_page
 
-from . import bp
+from . import bp, pictures
 from .context import config, db, now, raw_redis
 
 
@@ -16,4 +16,5 @@ from .context import config, db, now, raw_redis
 def status() -> str:
     """Event counters, executive instances, event and delivery queue lengths."""
     return render_template("ui/status.html", s=status_page.load_status(
-        db(), config().executive.queue, now(), delivery_queues(raw_redis(), config())))
+        db(), config().executive.queue, now(), delivery_queues(raw_redis(), config())),
+                           rates=pictures.recent_rates(db(), now()))
