@@ -210,15 +210,23 @@ return out
 
 TRIAGE_FACTS = """
 -- KEYS: per check 4 keys: check hash, current_checks:E, scheduled in-force key, unscheduled in-force key
--- ARGV: per check its name (its member of current_checks:E)
+--   (or, when ARGV[1] is 'states', 1 key: the check hash)
+-- ARGV[1] 'all' or 'states', then per check its name (its member of current_checks:E)
 -- Returns per check {state, summary, last_change, last_update, current_checks score, scheduled 1/0,
--- unscheduled 1/0}: what the overview shows and filters on, in one round trip for thousands of checks.
+-- unscheduled 1/0} ('states': only the first four): what the overview shows and filters on, in one
+-- round trip for thousands of checks.
+local all = ARGV[1] == 'all'
+local width = all and 4 or 1
 local out = {}
-for i = 1, #ARGV do
-  local k = 4 * (i - 1)
+for i = 2, #ARGV do
+  local k = width * (i - 2)
   local h = redis.call('HMGET', KEYS[k + 1], 'state', 'summary', 'last_change', 'last_update')
-  out[i] = {h[1], h[2], h[3], h[4], redis.call('ZSCORE', KEYS[k + 2], ARGV[i]),
-            redis.call('EXISTS', KEYS[k + 3]), redis.call('EXISTS', KEYS[k + 4])}
+  if all then
+    h[5] = redis.call('ZSCORE', KEYS[k + 2], ARGV[i])
+    h[6] = redis.call('EXISTS', KEYS[k + 3])
+    h[7] = redis.call('EXISTS', KEYS[k + 4])
+  end
+  out[i - 1] = h
 end
 return out
 """

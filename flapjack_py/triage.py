@@ -29,9 +29,10 @@ SORTS = ("severity", "entity", "check", "summary", "duration", "updated")
 """Columns a list sorts by; `severity` (worst first, then longest in that state) is the default."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CheckFacts:
-    """What triage knows about one check: state, texts, times, and what handles it."""
+    """What triage knows about one check: state, texts, times, and what handles it (slots, not frozen: the
+    overview builds thousands of them per request)."""
 
     entity: str
     check: str

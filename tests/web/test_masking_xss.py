@@ -85,7 +85,10 @@ def test_an_admin_sees_everything(world: World, client: Any, people: People) -> 
 
 
 UI_SCRIPTS = ('<script src="/ui-static/localtime.js" defer></script>',
-              '<script src="/ui-static/live.js" defer></script>')
+              '<script src="/ui-static/live.js" defer></script>',
+              '<script src="/ui-static/bulk.js" defer></script>',
+              '<script src="/ui-static/vendor/uplot/uPlot.iife.min.js" defer></script>',
+              '<script src="/ui-static/charts.js" defer></script>')
 
 
 def test_stored_script_is_text_on_every_page(world: World, client: Any, people: People) -> None:

@@ -27,6 +27,8 @@ PAGE_SIZE = 100
 """Rows per page of each list of the overview."""
 FAILING_STATES = {"failing", "unhandled", "handled", "critical", "warning", "unknown"}
 """State filters only failing checks can pass: the list of every check is then read from failed_checks."""
+HANDLING_STATES = {"acknowledged", "maintenance", "disabled"}
+"""State filters that need every candidate's maintenance and enabled flags, not only its check hash."""
 MAX_MATCHING = 10_000
 """Most checks one "select all matching" bulk action acts on."""
 
@@ -65,7 +67,8 @@ def matching_ids(client: redis.Redis, args: Mapping[str, str], limit: int = MAX_
     since = store.failing_since(client)
     ids = _candidates(client, flt, since, _matcher(client, flt))
     if flt.state or flt.text:
-        ids = [f.id for f in store.load_facts(client, ids, since) if triage.facts_match(flt, f)]
+        facts = store.load_facts(client, ids, since, handling=flt.state in HANDLING_STATES | FAILING_STATES)
+        ids = [f.id for f in facts if triage.facts_match(flt, f)]
     return ids[:limit]
 
 
@@ -79,8 +82,11 @@ def _every_check(client: redis.Redis, flt: Filter, candidates: list[str], since:
     if flt.state in FAILING_STATES:
         rows: Sequence[CheckFacts] = triage.sort_facts(problems, sort, flt.descending)
     elif flt.state or flt.text or sort not in ("entity", "check"):
-        facts = store.load_facts(client, candidates, since)
-        rows = triage.sort_facts([f for f in facts if triage.facts_match(flt, f)], sort, flt.descending)
+        facts = store.load_facts(client, candidates, since, handling=flt.state in HANDLING_STATES)
+        ordered = triage.sort_facts([f for f in facts if triage.facts_match(flt, f)], sort, flt.descending)
+        page = paging.page_of([f.id for f in ordered], paging.page_arg(), PAGE_SIZE)
+        return _rows(client, paging.Page(store.load_facts(client, page.items, since), page.number, page.pages,
+                                         page.total, page.args))
     else:
         ids = paging.page_of(triage.sort_ids(candidates, sort, flt.descending), paging.page_arg(), PAGE_SIZE)
         facts = store.load_facts(client, ids.items, since)
