@@ -95,3 +95,17 @@ def test_filters_survive_a_reload_through_the_url(rack: World, page, base_url: s
         rows = page.locator("#all tbody tr")
         assert [rows.nth(i).locator("td").nth(3).inner_text() for i in range(4)] == [
             "Check 1", "Check 2", "Check 3", "Check 4"]
+
+
+def test_live_updates_keep_a_selection_and_update_the_rest(rack: World, page, base_url: str) -> None:  # noqa: F811
+    page.goto(base_url + "/refresh?every=5&next=/%3Fentity%3Dother")
+    page.get_by_label("Select other.example.com / Check 1").first.check()
+    page.locator("#bulk").get_by_label("Message").fill("half typed")
+    rack.r.lpush(keys.events(), json.dumps({"type": "action", "state": "acknowledgement",
+                                            "entity": "other.example.com", "check": "Check 4", "duration": 600}))
+    rack.drain()
+    expect(page.locator("#handled h2")).to_contain_text("1", timeout=15_000)  # updated in place
+    page.wait_for_timeout(11_000)  # past two more live updates
+    assert page.get_by_label("Select other.example.com / Check 1").first.is_checked()
+    assert page.locator("#bulk").get_by_label("Message").input_value() == "half typed"
+    expect(page.locator("#bulk-count")).to_have_text("1")
