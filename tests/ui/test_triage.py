@@ -208,3 +208,12 @@ def test_the_entity_page_offers_the_bulk_form_for_its_checks(problems: World, cl
     page = html(client, f"/entities/{DB}")
     assert 'id="bulk"' in page and 'action="/bulk"' in page
     assert f'value="{DB}:Disk" form="bulk"' in page and f'value="{DB}:Replication" form="bulk"' in page
+
+
+def test_bulk_on_all_matching_checks_is_capped_and_says_so(problems: World, client, monkeypatch) -> None:
+    from web.ui import triage as overview
+
+    monkeypatch.setattr(overview, "MAX_MATCHING", 2)
+    page = text_of(client.post("/bulk", data={"action": "test", "all_matching": "1"}).get_data(as_text=True))
+    assert "Only the first 2 matching checks were acted on" in page
+    assert len(queued(problems)) == 2

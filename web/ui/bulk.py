@@ -64,6 +64,9 @@ def bulk() -> tuple[str, int]:
             outcome = _RUN[action](checks, form)
         except TimeParseError as exc:
             outcome = Outcome(f"{exc}: nothing was done.", [], error=True)
+    if request.form.get("all_matching") == "1" and len(checks) >= overview.MAX_MATCHING:
+        outcome = Outcome(f"{outcome.headline} Only the first {overview.MAX_MATCHING} matching checks were "
+                          "acted on: narrow the filter for the rest.", outcome.results, outcome.error)
     results = outcome.results + [(i, "no such check: nothing was done") for i in unknown]
     return render_template("ui/bulk.html", outcome=Outcome(outcome.headline, results, outcome.error),
                            action=ACTIONS.get(action, action), back=auth.safe_next(form.get("back")),
@@ -98,10 +101,12 @@ def _schedule(checks: list[tuple[str, str]], form: Any) -> Outcome:
 
 
 def _end(checks: list[tuple[str, str]], form: Any) -> Outcome:
-    results = [(keys.check_id(e, c), " and ".join(ended) + " ended" if ended else "nothing was in force")
-               for e, c in checks for ended in [commands.end_maintenance(db(), e, c, now())]]
-    ended = sum(1 for _, text in results if text.endswith("ended"))
-    return Outcome(f"Maintenance or acknowledgement ended on {ended} of {len(checks)} check(s).", results)
+    results, count = [], 0
+    for entity, check in checks:
+        ended = commands.end_maintenance(db(), entity, check, now())
+        count += bool(ended)
+        results.append((keys.check_id(entity, check), " and ".join(ended) + " ended" if ended else "nothing was in force"))
+    return Outcome(f"Maintenance or acknowledgement ended on {count} of {len(checks)} check(s).", results)
 
 
 def _test(checks: list[tuple[str, str]], form: Any) -> Outcome:

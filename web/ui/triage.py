@@ -61,15 +61,15 @@ def load_overview(client: redis.Redis, args: Mapping[str, str]) -> Overview:
     )
 
 
-def matching_ids(client: redis.Redis, args: Mapping[str, str], limit: int = MAX_MATCHING) -> list[str]:
-    """E:C of every check the filter in `args` matches (what "select all matching" acts on), at most `limit`."""
+def matching_ids(client: redis.Redis, args: Mapping[str, str]) -> list[str]:
+    """E:C of every check the filter in `args` matches (what "select all matching" acts on), at most MAX_MATCHING."""
     flt = triage.parse_filter(args)
     since = store.failing_since(client)
     ids = _candidates(client, flt, since, _matcher(client, flt))
     if flt.state or flt.text:
         facts = store.load_facts(client, ids, since, handling=flt.state in HANDLING_STATES | FAILING_STATES)
         ids = [f.id for f in facts if triage.facts_match(flt, f)]
-    return ids[:limit]
+    return ids[:MAX_MATCHING]
 
 
 def _every_check(client: redis.Redis, flt: Filter, candidates: list[str], since: dict[str, int],
