@@ -54,7 +54,7 @@
     var d = JSON.parse(el.getAttribute("data-timeline"));
     el.textContent = "";
     new uPlot({
-      width: Math.max(el.clientWidth, 300), height: 130, pxAlign: false, legend: {show: false}, select: {show: false},
+      width: el.clientWidth > 0 ? el.clientWidth : 300, height: 130, pxAlign: false, legend: {show: false}, select: {show: false},
       cursor: {show: false}, scales: {x: {time: true, range: [d.start, d.end]}, y: {range: [0, 1]}},
       axes: [{}, {show: false}], series: [{}, {show: false}],
       hooks: {draw: [drawTimeline(el, d)]}
