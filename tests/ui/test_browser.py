@@ -62,17 +62,17 @@ def three_checks(world: World) -> World:
 
 def test_failing_check_comes_first_with_its_state(three_checks: World, page, base_url: str) -> None:
     page.goto(base_url + "/")
-    first = page.locator("#failing table tbody tr").first
+    first = page.locator("#unhandled table tbody tr").first
     assert "HTTP port 80" in first.inner_text()
     assert first.locator(".state").inner_text().strip().lower() == "critical"
     assert "Ann Oncall" in first.inner_text()
-    assert page.locator("#failing table tbody tr").count() == 2
+    assert page.locator("#unhandled table tbody tr").count() == 2
     page.screenshot(path=SCREENSHOT, full_page=True)
 
 
 def test_acknowledge_from_the_check_page_queues_the_ack(three_checks: World, page, base_url: str) -> None:
     page.goto(base_url + "/")
-    page.locator("#failing table tbody tr").first.get_by_role("link", name="HTTP port 80").click()
+    page.locator("#unhandled table tbody tr").first.get_by_role("link", name="HTTP port 80").click()
     page.wait_for_url("**/checks/web-01.example.com/HTTP*")
     form = page.locator("#ack-form")
     form.locator("input[name=duration]").fill("30 minutes")
@@ -137,7 +137,7 @@ def test_the_overview_updates_in_place_and_pauses(three_checks: World, page, bas
     page.locator("body").evaluate("element => element.setAttribute('data-marker', 'same page')")
     three_checks.event("db-01.example.com", "Disk / Util", "critical", "Disk full", initial_failure_delay=0)
     three_checks.drain()
-    expect(page.locator("#failing")).to_contain_text("Disk full", timeout=15_000)
+    expect(page.locator("#unhandled")).to_contain_text("Disk full", timeout=15_000)
     assert page.locator("body").get_attribute("data-marker") == "same page"  # updated in place, not reloaded
     assert "3 failing" in page.locator("header nav").inner_text()
     page.get_by_role("button", name="Pause").click()
@@ -145,6 +145,6 @@ def test_the_overview_updates_in_place_and_pauses(three_checks: World, page, bas
     three_checks.event("db-01.example.com", "Disk / Util", "ok", "Disk fine again")
     three_checks.drain()
     page.wait_for_timeout(7_000)
-    assert "Disk full" in page.locator("#failing").inner_text()  # paused: nothing changed
+    assert "Disk full" in page.locator("#unhandled").inner_text()  # paused: nothing changed
     page.get_by_role("button", name="Resume").click()
-    expect(page.locator("#failing")).not_to_contain_text("Disk full", timeout=15_000)
+    expect(page.locator("#unhandled")).not_to_contain_text("Disk full", timeout=15_000)
