@@ -11,18 +11,15 @@ import redis
 
 from .. import keys, scripts
 from ..pictures import SAMPLE_BUCKET, SAMPLES_KEPT
-from .client import str_client
+from .client import registered_script, str_client
 from .history import state_changes
 from .maintenance import SCHEDULED, UNSCHEDULED, list_windows
 
 
 def record_sample(client: redis.Redis, queue: str, now: int) -> bool:
     """Push a `TIME EVENTS QUEUE` sample unless one exists for now's SAMPLE_BUCKET; True when pushed."""
-    cache = client.__dict__.setdefault("_flapjack_scripts", {})
-    if scripts.RECORD_SAMPLE not in cache:
-        cache[scripts.RECORD_SAMPLE] = client.register_script(scripts.RECORD_SAMPLE)
-    pushed = cache[scripts.RECORD_SAMPLE](keys=[keys.rate_samples(), keys.event_counters(), keys.events(queue)],
-                                          args=[now, SAMPLE_BUCKET, SAMPLES_KEPT])
+    pushed = registered_script(client, scripts.RECORD_SAMPLE)(
+        keys=[keys.rate_samples(), keys.event_counters(), keys.events(queue)], args=[now, SAMPLE_BUCKET, SAMPLES_KEPT])
     return bool(pushed)
 
 

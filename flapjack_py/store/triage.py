@@ -11,7 +11,7 @@ import redis
 
 from .. import keys, scripts
 from ..triage import CheckFacts
-from .client import str_client, to_int
+from .client import registered_script, str_client, to_int
 from .entities import entity_check_names, entity_ids_with_tag
 from .maintenance import SCHEDULED, UNSCHEDULED
 
@@ -32,7 +32,7 @@ def load_facts(client: redis.Redis, check_ids: Sequence[str], since: Mapping[str
     thousands of checks): acknowledged and scheduled then read False and enabled True.
     """
     c = str_client(client)
-    script = _script(c)
+    script = registered_script(c, scripts.TRIAGE_FACTS)
     found: list[CheckFacts] = []
     for start in range(0, len(check_ids), CHUNK):
         chunk = check_ids[start:start + CHUNK]
@@ -78,13 +78,6 @@ def _facts(entity: str, check: str, reply: list[Any], since: int | None) -> Chec
 def _int(value: str | None) -> int | None:
     """A stored time: digits almost always (int() is quick), else to_int's lenient reading."""
     return int(value) if value and value.isdigit() else to_int(value)
-
-
-def _script(client: redis.Redis) -> Any:
-    cache = client.__dict__.setdefault("_flapjack_scripts", {})
-    if scripts.TRIAGE_FACTS not in cache:
-        cache[scripts.TRIAGE_FACTS] = client.register_script(scripts.TRIAGE_FACTS)
-    return cache[scripts.TRIAGE_FACTS]
 
 
 def latest_alert_ids(client: redis.Redis, check_ids: Sequence[str], count: int) -> list[list[str]]:

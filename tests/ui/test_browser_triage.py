@@ -7,7 +7,7 @@ import json
 import pytest
 
 from flapjack_py import keys
-from flapjack_py.store import history
+from flapjack_py.store import tags
 
 from .conftest import World
 from .test_browser import CHROMIUM, base_url, expect, page  # noqa: F401  (fixtures)
@@ -28,7 +28,7 @@ def rack(world: World) -> World:
         world.event(entity, check, "critical", "fan failure", initial_failure_delay=0)
     world.drain()
     for entity, check in names[:20]:
-        history.add_check_tags(world.r, entity, check, ["rack7"])
+        tags.add_check_tags(world.r, entity, check, ["rack7"])
     return world
 
 

@@ -10,7 +10,7 @@ import pytest
 from flapjack_py import keys
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
-from flapjack_py.store import history
+from flapjack_py.store import history, tags
 from flapjack_py.store import maintenance as maint
 
 from .conftest import World
@@ -37,7 +37,7 @@ def problems(world: World, clock) -> World:
                                              "check": "SMTP", "duration": 3600, "summary": "on it"}))
     world.drain()
     for check in ("Replication", "Disk"):
-        history.add_check_tags(world.r, DB, check, ["database"])
+        tags.add_check_tags(world.r, DB, check, ["database"])
     return world
 
 
