@@ -22,7 +22,7 @@ from . import bp, commands
 from . import triage as overview
 from .check_forms import parse_start
 from .context import config, db, now
-from .format import age
+from .format import age_text
 
 ACTIONS = {
     "acknowledge": "Acknowledge", "schedule": "Schedule maintenance", "end": "End maintenance and acknowledgement",
@@ -86,7 +86,7 @@ def _selection() -> tuple[list[tuple[str, str]], list[str]]:
 def _acknowledge(checks: list[tuple[str, str]], form: Any) -> Outcome:
     comment = form.get("comment", "").strip()[:500] or "Acknowledged from the web UI"
     seconds = commands.acknowledge_many(db(), config().executive.queue, checks, form.get("duration", ""), comment)
-    return Outcome(f"Acknowledgement queued for {len(checks)} check(s) for {age(seconds)}: each goes "
+    return Outcome(f"Acknowledgement queued for {len(checks)} check(s) for {age_text(seconds)}: each goes "
                    "into unscheduled maintenance when the executive takes it.", _each(checks, "acknowledgement queued"))
 
 
@@ -96,7 +96,7 @@ def _schedule(checks: list[tuple[str, str]], form: Any) -> Outcome:
     seconds = parse_duration(duration)
     for entity, check in checks:
         commands.create_scheduled(db(), entity, check, start, duration, form.get("comment", "")[:500], now())
-    return Outcome(f"Scheduled maintenance created on {len(checks)} check(s) for {age(seconds)}.",
+    return Outcome(f"Scheduled maintenance created on {len(checks)} check(s) for {age_text(seconds)}.",
                    _each(checks, "scheduled maintenance created"))
 
 
