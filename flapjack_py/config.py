@@ -117,6 +117,8 @@ class ExecutiveConfig(Section):
     """Seconds alert history is kept."""
     notification_log_file: Text | None = None
     """File for "E:C | TYPE | CID | MEDIUM | ADDRESS" lines."""
+    decision_trace_length: Annotated[int, Field(ge=0, le=10_000, strict=True)] = 50
+    """Decision traces kept per check (why each contact/medium was or was not alerted); 0 keeps none."""
 
 
 class WebConfig(Section):

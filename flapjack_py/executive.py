@@ -24,7 +24,7 @@ from typing import Any
 
 import redis
 
-from . import delivery, filters
+from . import decisions, delivery, filters
 from .checks import CheckSnapshot, StateChange, ack_hash, max_notified_severity, previous_run, worst
 from .config import Config, load_config
 from .errors import InvalidEvent
@@ -36,6 +36,7 @@ from .notification import Notification, NotificationType, notification_type_for
 from .notifier import Notifier, NotifyRequest, write_notify_log
 from .rollup import FactsChange, facts_change
 from .store import checks as check_store
+from .store import decisions as decision_store
 from .store import decoded, maintenance_series
 from .store import maintenance as maint
 from .store import metrics as metric_store
@@ -509,6 +510,9 @@ class Executive:
             self._apply_effects(writes, snap, verdict, now)
             if verdict.block:
                 log.debug("%s: %s blocked by %s: %s", event.id, event.state, check_filter.__name__, verdict.reason)
+                trace = decisions.blocked(event, snap, check_filter.__name__, verdict, now)
+                if trace is not None:
+                    decision_store.record(writes, snap.entity, snap.check, trace.entry(), self.cfg.decision_trace_length)
                 return False
         return True
 

@@ -346,6 +346,12 @@ def notifications(entity: str, check: str, kind: str) -> str:
     return f"{entity}:{check}:{kind}_notifications"
 
 
+def check_decisions(entity: str, check: str) -> str:
+    """list: JSON decision traces of the check's latest notified or filtered events, newest first (bounded by
+    executive.decision_trace_length; flapjack-py addition, flapjack_py/decisions.py)."""
+    return f"{entity}:{check}:decisions"
+
+
 # --- contacts, media, rules ------------------------------------------------
 
 
@@ -556,6 +562,8 @@ def key_family(name: str) -> str:
         return "state_history"
     if name.endswith("_notification") or name.endswith("_notifications"):
         return "notifications"
+    if name.endswith(":decisions"):
+        return "decisions"
     for prefix, family in _FAMILY_PREFIXES:
         if name.startswith(prefix):
             return family

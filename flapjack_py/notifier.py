@@ -23,10 +23,12 @@ import redis
 
 from . import delivery
 from .config import KNOWN_MEDIA, Config
+from .decisions import Trace, drop_outcome
 from .notification import Notification
 from .redaction import mask_address
 from .rollup import FactsChange, RollupDecision, after_decision, current_check_facts, decide_rollup, facts_before
 from .rules import NotificationRule, select_media
+from .store import decisions as decision_store
 from .store import rollup as rollup_store
 from .store import rules as rule_store
 from .store.contacts import Contact, ContactDetails, Medium
@@ -86,16 +88,30 @@ class Notifier:
                 request.error = exc
 
     def _notify_one(self, view: _BatchView, request: NotifyRequest) -> list[dict[str, Any]]:
+        """Decide one notification's alerts and record its decision trace with its writes."""
+        notification = request.notification
+        trace = Trace.for_notification(notification, request.now)
+        alerts = self._alerts(view, request, trace)
+        decision_store.record(request.writes, notification.entity, notification.check, trace.entry(),
+                              self.config.executive.decision_trace_length)
+        return alerts
+
+    def _alerts(self, view: _BatchView, request: NotifyRequest, trace: Trace) -> list[dict[str, Any]]:
         notification, now, writes = request.notification, request.now, request.writes
         contacts = view.contacts_of(notification.event_id)
         if not contacts:
             writes.notify_log.append((notification.event_id, notification.type.value, "NO CONTACTS"))
+            trace.no_contacts()
             return []
-        targets = [t for d in contacts for t in self._contact_targets(d, view.rules_of(d, writes), notification, now)]
-        targets = [t for t in targets if not view.dropped(t[0].contact.id, t[1].type, notification)]
+        targets = [t for d in contacts
+                   for t in self._contact_targets(d, view.rules_of(d, writes), notification, now, trace)]
         alerts = []
         for details, medium in targets:
             cid = details.contact.id
+            held = view.held_back(cid, medium.type, notification)
+            if held is not None:
+                trace.medium(cid, medium.type, held)
+                continue
             alerting = view.alerting_set(cid, medium)
             facts = view.facts_for(request, alerting)
             decision = decide_rollup(notification, cid, medium, alerting, facts, now)
@@ -103,47 +119,56 @@ class Notifier:
             view.alerting[(cid, medium.type)] = after_decision(alerting, decision, notification.event_id, now)
             if decision.skip:
                 log.info("%s: %s of contact %s in rollup, held back", notification.event_id, medium.type, cid)
+                trace.medium(cid, medium.type, "rollup")
                 continue
             alert = build_alert(notification, details.contact, medium, decision, facts, now)
-            if self._emit(view, writes, notification, medium, alert):
+            if self._emit(view, writes, notification, medium, alert, trace):
                 alerts.append(alert)
         return alerts
 
     def _contact_targets(self, details: ContactDetails, rules: Sequence[NotificationRule],
-                         notification: Notification, now: int) -> list[Target]:
+                         notification: Notification, now: int, trace: Trace) -> list[Target]:
         """(contact, medium) pairs the rules select, in contact_media hash order (engine.md 5.2)."""
         cid = details.contact.id
         if not details.media:
             log.info("%s: contact %s has no media, skipped", notification.event_id, cid)
+            trace.contact(cid, "no_media")
             return []
         zone = load_zone(details.contact.timezone, self.config.executive.default_contact_timezone)
         choice = select_media(rules, notification.entity, notification.tags, notification.severity, now, zone)
         if choice.blackholed:
             log.info("%s: contact %s blackholes %s, no alerts", notification.event_id, cid, notification.severity)
+            trace.contact(cid, "blackhole", rules, choice)
             return []
+        trace.contact(cid, "considered" if choice.matched_rules else "no_rule", rules, choice)
         targets = []
         for name, medium in details.media.items():
             if name not in choice.media:
+                trace.medium(cid, name, "not_in_rule")
                 continue
             if not medium.address:
                 log.info("%s: contact %s has no address for %s, skipped", notification.event_id, cid, name)
+                trace.medium(cid, name, "no_address")
                 continue
             targets.append((details, medium))
         return targets
 
     def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
-              alert: dict[str, Any]) -> bool:
+              alert: dict[str, Any], trace: Trace) -> bool:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
         writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
                                   medium.address))
         if medium.type not in KNOWN_MEDIA:
             log.error("%s: alert %s for contact %s: unknown medium %r, skipped", notification.event_id,
                       alert["id"], alert["contact"], medium.type)
+            trace.medium(alert["contact"], medium.type, "unknown_medium")
             return False
         view.set_interval(writes, alert["contact"], medium, notification)
         delivery.add_alert(writes, alert, self.config)
         log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
                  alert["id"], alert["rollup"] or "none", alert["contact"], medium.type)
+        outcome = "alerted" if self.config.gateway_enabled(medium.type) else "gateway_disabled"
+        trace.medium(alert["contact"], medium.type, outcome, alert["id"], alert["rollup"])
         return True
 
 
@@ -169,8 +194,10 @@ class _BatchView:
             self._rules[cid] = rule_store.ensure_general_rule(self.client, cid, found, pipe=writes)
         return self._rules[cid]
 
-    def dropped(self, contact_id: str, medium: str, notification: Notification) -> bool:
-        return any(k in self.drops for k in drop_keys(contact_id, medium, notification.event_id, notification.state))
+    def held_back(self, contact_id: str, medium: str, notification: Notification) -> str | None:
+        """'interval' or 'dropped' when a drop key holds this medium back (engine.md 5.2 step 5), else None."""
+        found = drop_keys(contact_id, medium, notification.event_id, notification.state)
+        return drop_outcome(k in self.drops for k in found)
 
     def alerting_set(self, contact_id: str, medium: Medium) -> AlertingSet:
         if medium.effective_rollup_threshold is None:

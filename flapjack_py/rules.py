@@ -82,6 +82,20 @@ class MediaChoice:
     media: tuple[str, ...] = ()
     blackholed: bool = False
     matched_rules: tuple[str, ...] = field(default=())
+    verdicts: tuple[tuple[str, str | None], ...] = field(default=())
+    """(rule id, None when it applies, else why not: a MISMATCH_REASONS key), in rule order."""
+
+
+MISMATCH_REASONS = {
+    "entities": "entity not in the rule's entities",
+    "regex_entities": "entity does not match the rule's regex_entities",
+    "tags": "a tag of the rule is missing",
+    "regex_tags": "no tag matches one of the rule's regex_tags",
+    "time_restrictions": "outside the rule's time restrictions",
+    "invalid_regex": "the rule has an invalid regex",
+    "overridden": "general rule: a specific rule matched",
+}
+"""Why a contact's rule did not apply to a notification (MediaChoice.verdicts)."""
 
 
 # --- mapping to and from the stored hash ---------------------------------
@@ -189,42 +203,51 @@ def _valid_restrictions(value: Any) -> bool:
 
 def rule_matches(rule: NotificationRule, entity: str, tags: Iterable[str], now: int, zone: tzinfo) -> bool:
     """True when the rule's criteria all match (a general rule has none) and it is occurring at `now`."""
-    tag_set = set(tags)
+    return rule_mismatch(rule, entity, tags, now, zone) is None
+
+
+def rule_mismatch(rule: NotificationRule, entity: str, tags: Iterable[str], now: int, zone: tzinfo) -> str | None:
+    """None when the rule matches at `now`; otherwise the first criterion it fails (a MISMATCH_REASONS key)."""
     try:
-        criteria = _criteria_match(rule, entity, tag_set)
+        failed = _criteria_mismatch(rule, entity, set(tags))
     except InvalidPattern as exc:
         log.warning("notification rule %s (contact %s): invalid regex (%s); rule ignored",
                     rule.id, rule.contact_id, exc)
-        return False
-    return criteria and restrictions_occurring(rule.time_restrictions, now, zone)
+        return "invalid_regex"
+    if failed is None and not restrictions_occurring(rule.time_restrictions, now, zone):
+        return "time_restrictions"
+    return failed
 
 
 def select_media(rules: Sequence[NotificationRule], entity: str, tags: Iterable[str], severity: str,
                  now: int, zone: tzinfo) -> MediaChoice:
     """Apply a contact's rules to a notification: matching, specific over general, blackholes, media union."""
     tag_list = list(tags)
-    matching = [rule for rule in rules if rule_matches(rule, entity, tag_list, now, zone)]
+    verdicts = {rule.id: rule_mismatch(rule, entity, tag_list, now, zone) for rule in rules}
+    matching = [rule for rule in rules if verdicts[rule.id] is None]
     if any(rule.is_specific for rule in matching):
+        verdicts.update((rule.id, "overridden") for rule in matching if not rule.is_specific)
         matching = [rule for rule in matching if rule.is_specific]
     ids = tuple(rule.id for rule in matching)
+    found = tuple(verdicts.items())
     if any(rule.blackholes(severity) for rule in matching):
-        return MediaChoice(blackholed=True, matched_rules=ids)
+        return MediaChoice(blackholed=True, matched_rules=ids, verdicts=found)
     media: list[str] = []
     for rule in matching:
         media += [m for m in rule.media_for(severity) if m not in media]
-    return MediaChoice(media=tuple(media), matched_rules=ids)
+    return MediaChoice(media=tuple(media), matched_rules=ids, verdicts=found)
 
 
-def _criteria_match(rule: NotificationRule, entity: str, tags: set[str]) -> bool:
+def _criteria_mismatch(rule: NotificationRule, entity: str, tags: set[str]) -> str | None:
     if rule.entities and entity not in rule.entities:
-        return False
+        return "entities"
     if rule.regex_entities and not all(p.search(entity) for p in _patterns(rule.regex_entities)):
-        return False
+        return "regex_entities"
     if rule.tags and not all(t in tags for t in rule.tags):
-        return False
-    if rule.regex_tags:
-        return all(any(p.search(t) for t in tags) for p in _patterns(rule.regex_tags))
-    return True
+        return "tags"
+    if rule.regex_tags and not all(any(p.search(t) for t in tags) for p in _patterns(rule.regex_tags)):
+        return "regex_tags"
+    return None
 
 
 def _patterns(sources: Sequence[str]) -> list[Pattern]:

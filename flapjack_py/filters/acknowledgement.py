@@ -13,7 +13,7 @@ def acknowledgement_filter(data: FilterInput) -> Verdict:
     if not event.is_acknowledgement:
         return PASS
     if data.snapshot.failing_since is None:
-        return blocked("acknowledgement of a check that is not failing")
+        return blocked("acknowledgement of a check that is not failing", code="ack_not_failing")
     return Verdict(block=False, create_unscheduled=(data.now, ack_duration(event.duration), event.summary))
 
 

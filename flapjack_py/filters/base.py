@@ -26,6 +26,8 @@ class Verdict:
 
     block: bool
     reason: str = ""
+    code: str = ""  # what blocked, for the decision trace (flapjack_py.decisions.FILTER_CODES)
+    until: int | None = None  # when the block ends, when the filter knows (delays)
     end_unscheduled: bool = False
     create_unscheduled: tuple[int, int, str | None] | None = None  # (start, duration, summary)
 

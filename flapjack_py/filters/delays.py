@@ -15,11 +15,13 @@ def delays_filter(data: FilterInput) -> Verdict:
     rfd = _delay(snap.repeat_failure_delay, data.default_repeat_failure_delay)
     age = data.now - (snap.last_change if snap.last_change is not None else data.now)
     if age < ifd:
-        return blocked(f"failing for {age}s, initial failure delay is {ifd}s")
+        return blocked(f"failing for {age}s, initial failure delay is {ifd}s", code="initial_delay",
+                       until=data.now - age + ifd)
     last_problem = snap.last_notifications.get("problem")
     if (last_problem is not None and data.now - last_problem < rfd
             and last_notification_type(snap.last_notifications) == event.state):
-        return blocked(f"{event.state} notified {data.now - last_problem}s ago, repeat failure delay is {rfd}s")
+        return blocked(f"{event.state} notified {data.now - last_problem}s ago, repeat failure delay is {rfd}s",
+                       code="repeat_delay", until=last_problem + rfd)
     return PASS
 
 

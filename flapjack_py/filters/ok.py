@@ -11,10 +11,11 @@ def ok_filter(data: FilterInput) -> Verdict:
     if not data.event.is_ok:
         return PASS
     if data.previous_state == "ok":
-        return blocked("ok -> ok", end_unscheduled=True)
+        return blocked("ok -> ok", code="ok_unchanged", end_unscheduled=True)
     last = last_notification_type(data.snapshot.last_notifications)
     if last is None:
-        return blocked("never notified", end_unscheduled=True)
+        return blocked("never notified", code="never_notified", end_unscheduled=True)
     if last == "recovery":
-        return blocked("last notification was a recovery", end_unscheduled=True)
+        return blocked("last notification was a recovery", code="already_recovered",
+                       end_unscheduled=True)
     return Verdict(block=False, end_unscheduled=True)

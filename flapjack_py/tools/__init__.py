@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .explain import explain as explain_command
 from .flapper import flapper as flapper_group
 from .importer import import_group
 from .maintenance import maintenance as maintenance_group
@@ -18,4 +19,4 @@ receiver_group.add_command(sensu_command)
 
 # Imported under other names so that `flapjack_py.tools.<module>` stays the module.
 COMMANDS: list[click.Command] = [simulate_group, maintenance_group, purge_group, receiver_group, import_group,
-                                 flapper_group, user_group, token_group]
+                                 flapper_group, user_group, token_group, explain_command]

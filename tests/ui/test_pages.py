@@ -81,6 +81,23 @@ def test_check_page_shows_state_details_history_and_alerts(failing: World, clien
     assert "Problem: 'MySQL: replication' on db-01.example.com is Warning" in page
 
 
+def test_check_page_explains_why_there_was_or_was_not_an_alert(failing: World, client, clock) -> None:
+    clock.advance(10)
+    failing.event(WEB, HTTP, "critical", "Connection refused", initial_failure_delay=0)  # repeat delay holds it
+    failing.drain()
+    page = text(client.get(f"/checks/{WEB}/{HTTP}"))
+    why = page[page.index("Why (no) alert?"):page.index("Alerts about this check")]
+    assert "critical: not notified, delays filter: repeat failure delay not over" in why
+    assert "problem notification (critical), nobody alerted" not in why
+    assert "contact ann: rules chose media" in why and "email: alert recorded, but the gateway is not enabled" in why
+    asked = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(clock.now - 5))
+    earlier = text(client.get(f"/checks/{WEB}/{HTTP}", query_string={"why_at": asked}))
+    earlier = earlier[earlier.index("Why (no) alert?"):earlier.index("Alerts about this check")]
+    assert "repeat failure delay" not in earlier and "contact ann" in earlier
+    nonsense = text(client.get(f"/checks/{WEB}/{HTTP}", query_string={"why_at": "the day after never"}))
+    assert "Why no alert at" in nonsense and "No decision recorded" not in nonsense
+
+
 def test_check_page_of_names_with_slash_space_and_colon(failing: World, client) -> None:
     assert client.get(f"/checks/{DB}/{DISK}").status_code == 200
     assert client.get("/checks/db-01.example.com/Disk%20%2F%20Util").status_code == 200

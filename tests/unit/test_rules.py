@@ -233,3 +233,22 @@ def test_patterns_re2_cannot_run_are_invalid(pattern: str, problem: str) -> None
     [message] = validate_rule_fields({"regex_entities": ["^ok$", pattern]})
     assert message.startswith("Rule regex_entities: /") and problem in message
     assert choose([make_rule(regex_tags=[pattern], critical_media=["sms"])], tags=("x",)) == ((), False)
+
+
+# --- why a rule did (not) apply (the decision trace) ---------------------------
+
+
+def test_select_media_gives_every_rule_its_verdict() -> None:
+    rules = [make_rule(id="general", critical_media=["sms"]),
+             make_rule(id="by-entity", entities=["foo"], critical_media=["email"]),
+             make_rule(id="other-entity", entities=["bar"]),
+             make_rule(id="by-tag", tags=["db"]), make_rule(id="by-regex-tag", regex_tags=["^web"]),
+             make_rule(id="by-regex-entity", regex_entities=["^x"]),
+             make_rule(id="office-hours", entities=["foo"], time_restrictions=[WEEKDAYS]),
+             make_rule(id="bad-regex", regex_entities=["(unclosed"])]
+    choice = select_media(rules, "foo", ("app",), "critical", at(UTC, 2023, 11, 18, 12, 0), UTC)  # a Saturday
+    assert dict(choice.verdicts) == {
+        "general": "overridden", "by-entity": None, "other-entity": "entities", "by-tag": "tags",
+        "by-regex-tag": "regex_tags", "by-regex-entity": "regex_entities", "office-hours": "time_restrictions",
+        "bad-regex": "invalid_regex"}
+    assert choice.media == ("email",)

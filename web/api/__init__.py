@@ -57,6 +57,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     alerts,
     checks,
     contacts,
+    decisions,
     entities,
     health,
     maintenance,
@@ -71,6 +72,5 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     schedules,
 )
 
-__all__ = ["bp", "alerts", "checks", "contacts", "entities", "health", "maintenance", "maintenance_series", "media",
-           "metrics",
-           "openapi", "pagerduty", "receivers", "reports", "rules", "schedules"]
+__all__ = ["bp", "alerts", "checks", "contacts", "decisions", "entities", "health", "maintenance",
+           "maintenance_series", "media", "metrics", "openapi", "pagerduty", "receivers", "reports", "rules", "schedules"]

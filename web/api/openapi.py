@@ -27,6 +27,7 @@ def document() -> dict[str, Any]:
         alerts,
         checks,
         contacts,
+        decisions,
         entities,
         health,
         maintenance,
@@ -41,8 +42,8 @@ def document() -> dict[str, Any]:
     )
 
     paths: dict[str, Any] = {}
-    for module in (contacts, media, pagerduty, rules, entities, checks, maintenance, maintenance_series, reports,
-                   metrics, alerts, receivers, schedules, health):
+    for module in (contacts, media, pagerduty, rules, entities, checks, decisions, maintenance, maintenance_series,
+                   reports, metrics, alerts, receivers, schedules, health):
         for path, item in module.PATHS.items():
             paths.setdefault(path, {}).update(item)
     return {

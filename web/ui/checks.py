@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from flask import abort, render_template, request
 
-from flapjack_py import recurrence
+from flapjack_py import decisions, recurrence, timeparse
+from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
 
 from . import bp, pictures, triage
 from .check_forms import MAX_DETAIL, MESSAGES
-from .context import db, now
+from .context import config, db, now
 
 
 @bp.get("/")
@@ -39,4 +42,26 @@ def check(entity: str, check: str) -> str:
     span = pictures.span_arg()
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
                            error=error, series=series, span=span,
-                           timeline=pictures.check_timeline(client, entity, check, span, now()))
+                           timeline=pictures.check_timeline(client, entity, check, span, now()),
+                           why=_decisions(entity, check))
+
+
+WHY_SHOWN = 10
+"""Decision traces shown on a check page."""
+
+
+def _decisions(entity: str, check: str) -> dict[str, object]:
+    """The check's latest decision traces, at or before the `why_at` time asked ("Why no alert at 03:12?")."""
+    asked = request.args.get("why_at", "").strip()[:timeparse.MAX_INPUT]
+    at, problem = None, ""
+    if asked:
+        try:
+            at = int(timeparse.parse_time(asked, datetime.fromtimestamp(now(), UTC), "UTC").timestamp())
+        except timeparse.TimeParseError as exc:
+            problem = str(exc)
+        if at is not None and 0 < at - now() <= 86400:  # a time of day means the last one
+            at -= 86400
+    entries = decisions.at_or_before(decision_store.load(db(), entity, check), at)[:WHY_SHOWN]
+    return {"asked": asked, "problem": problem, "lines": [decisions.describe(e) for e in entries],
+            "kept": config().executive.decision_trace_length}
+

@@ -1,0 +1,57 @@
+"""Decision traces in Redis: a bounded list per check, newest first (flapjack_py/decisions.py builds them)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, cast
+
+import redis
+
+from .. import keys
+from .client import str_client
+from .maintenance import SCHEDULED, UNSCHEDULED, load_windows
+from .writes import Writes
+
+log = logging.getLogger(__name__)
+
+MAX_READ = 1000
+"""Most entries one read returns."""
+
+
+def record(pipe: Writes, entity: str, check: str, entry: dict[str, Any], length: int) -> None:
+    """LPUSH one trace and LTRIM the list to `length` (0: traces are off, nothing is written)."""
+    if length <= 0:
+        return
+    key = keys.check_decisions(entity, check)
+    pipe.lpush(key, json.dumps(entry, separators=(",", ":")))
+    pipe.ltrim(key, 0, length - 1)
+
+
+def load(client: redis.Redis, entity: str, check: str, limit: int = MAX_READ) -> list[dict[str, Any]]:
+    """The check's traces, newest first; a maintenance stop gets `maintenance_until` from its window."""
+    c = str_client(client)
+    raw = cast(list[str], c.lrange(keys.check_decisions(entity, check), 0, max(min(limit, MAX_READ), 1) - 1))
+    entries = []
+    for text in raw:
+        try:
+            entries.append(json.loads(text))
+        except ValueError:
+            log.warning("%s:%s: unreadable decision trace entry skipped", entity, check)
+    _add_maintenance_ends(c, entity, check, entries)
+    return entries
+
+
+def _add_maintenance_ends(c: redis.Redis, entity: str, check: str, entries: list[dict[str, Any]]) -> None:
+    windows: dict[str, dict[int, int]] = {}
+    for entry in entries:
+        stop = entry.get("stopped_by") or {}
+        start = stop.get("maintenance_start")
+        if start is None:
+            continue
+        kind = SCHEDULED if stop.get("code") == "scheduled_maintenance" else UNSCHEDULED
+        if kind not in windows:
+            windows[kind] = load_windows(c, entity, check, kind)
+        duration = windows[kind].get(int(start))
+        if duration is not None:
+            stop["maintenance_until"] = int(start) + duration
