@@ -33,6 +33,7 @@ class CheckSnapshot:
     last_update: int | None = None
     initial_failure_delay: int | None = None
     repeat_failure_delay: int | None = None
+    interval: int | None = None  # seconds between its events, learned (flapjack_py.staleness)
     failing_since: int | None = None  # score in failed_checks
     scheduled_start: int | None = None  # value of E:C:scheduled_maintenance (window in force)
     unscheduled_start: int | None = None  # value of E:C:unscheduled_maintenance

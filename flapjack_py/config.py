@@ -117,6 +117,11 @@ class ExecutiveConfig(Section):
     """Seconds alert history is kept."""
     notification_log_file: Text | None = None
     """File for "E:C | TYPE | CID | MEDIUM | ADDRESS" lines."""
+    stale_after: Seconds | None = None
+    """Seconds without a result before a check is stale; null: 3 x the interval learned from its events
+    (at least 60 s); 0: checks are never stale."""
+    stale_state: Literal["none", "unknown"] = "none"
+    """"unknown": a check going stale gets an unknown result, a problem that notifies like any other."""
     decision_trace_length: Annotated[int, Field(ge=0, le=10_000, strict=True)] = 50
     """Decision traces kept per check (why each contact/medium was or was not alerted); 0 keeps none."""
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import redis
 
-from . import decisions, delivery, filters
+from . import decisions, delivery, filters, staleness
 from .checks import CheckSnapshot, StateChange, ack_hash, max_notified_severity, previous_run, worst
 from .config import Config, load_config
 from .errors import InvalidEvent
@@ -40,6 +40,7 @@ from .store import decisions as decision_store
 from .store import decoded, maintenance_series
 from .store import maintenance as maint
 from .store import metrics as metric_store
+from .store import staleness as stale_store
 from .store import tags as tag_store
 from .store.alerts import trim_alert_indexes
 from .store.events import EventQueue, Taken, drop_stale_archive_keys, utc_hour
@@ -57,6 +58,7 @@ GC_YOUNG_THRESHOLD = 50_000  # net allocations between young-generation collecti
 METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
 ENTITY_ID_NAMESPACE = uuid.UUID("5b0d7a3c-6f1e-4c2a-9a57-f1a9ac3e0b15")  # entity ids: uuid5 of this and the name
 SERIES_EVERY = 60  # seconds (wall clock) between materialisations of recurring maintenance
+STALE_EVERY = 30  # seconds between sweeps for stale checks (by one executive at a time)
 
 
 class _InFlightTaken(Exception):
@@ -100,7 +102,7 @@ class Executive:
         self._registered = False
         self._requeue_own = False  # a lost connection left events in flight to put back
         self._last_beat = self._last_recovery = 0.0
-        self._series_at = 0
+        self._series_at = self._stale_at = 0
         self._hour = ""
         self._batch_seconds: list[float] = []
         self._last_metrics = 0.0
@@ -191,6 +193,7 @@ class Executive:
                 trim_alert_indexes(self.raw, int(time.time()), self.cfg.alert_retention)
             self._hour = hour
         self._materialise_series()
+        self._sweep_stale()
 
     def _materialise_series(self) -> None:
         """Write recurring maintenance occurrences ahead of time (store/maintenance_series.py)."""
@@ -198,6 +201,16 @@ class Executive:
         if abs(now - self._series_at) >= SERIES_EVERY:
             self._series_at = now
             maintenance_series.materialise_all(self.client, now)
+
+    def _sweep_stale(self) -> None:
+        """Mark checks gone stale (flapjack_py.staleness), one executive per STALE_EVERY."""
+        now = int(time.time())
+        if abs(now - self._stale_at) < STALE_EVERY or self.cfg.stale_after == 0:
+            return
+        self._stale_at = now
+        if stale_store.take_turn(self.client, f"{self.host}:{self.pid}", STALE_EVERY - 1):
+            stale_store.sweep(self.client, self.cfg.stale_after, now, self.cfg.stale_state == "unknown",
+                              self.cfg.queue, self.cfg.batch_size)
 
     def _flush_metrics(self) -> None:
         """Batch timings kept in memory go to the shared histogram (one pipeline, at most once a second)."""
@@ -422,6 +435,9 @@ class Executive:
         counter = batch.counter
         self.queue.count(writes, _counter_fields(event))
         snap = batch.snapshots[(event.entity, event.check)]
+        if staleness.superseded(staleness.is_stale_event(event.tags, event.type), event.time, snap.last_update):
+            log.info("%s: stale check's unknown result dropped: heard from since", event.id)
+            return
         self._ensure_entity(batch, writes, snap)
         if not snap.registered:
             check_store.register_check(writes, event.entity, event.check, now)
@@ -490,8 +506,14 @@ class Executive:
             snap.failing_since = now if event.is_failure else None
         ifd = event.initial_failure_delay if event.initial_failure_delay is not None else self.cfg.initial_failure_delay
         rfd = event.repeat_failure_delay if event.repeat_failure_delay is not None else self.cfg.repeat_failure_delay
-        check_store.write_update(writes, event, now, ifd, rfd)
-        snap.last_update, snap.initial_failure_delay, snap.repeat_failure_delay = now, ifd, rfd
+        if staleness.is_stale_event(event.tags, event.type):  # not a sign of life: last_update stays
+            stale_store.write_stale_result(writes, event)
+        else:
+            check_store.write_update(writes, event, now, ifd, rfd)
+            snap.interval = staleness.learned_interval(snap.interval, snap.last_update, now)
+            stale_store.remember(writes, event.entity, event.check, snap.interval)
+            snap.last_update = now
+        snap.initial_failure_delay, snap.repeat_failure_delay = ifd, rfd
 
     def _refresh_scheduled(self, writes: WriteBuffer, snap: CheckSnapshot, now: int) -> None:
         if snap.scheduled_start is not None or not snap.scheduled_windows:

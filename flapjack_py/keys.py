@@ -346,6 +346,16 @@ def notifications(entity: str, check: str, kind: str) -> str:
     return f"{entity}:{check}:{kind}_notifications"
 
 
+def stale_checks() -> str:
+    """zset: E:C of checks gone stale -> when they were last heard from (flapjack-py addition, staleness.py)."""
+    return "stale_checks"
+
+
+def stale_sweep_lock() -> str:
+    """string + TTL: held by the executive sweeping for stale checks this period (one at a time)."""
+    return "stale_sweep_lock"
+
+
 def check_decisions(entity: str, check: str) -> str:
     """list: JSON decision traces of the check's latest notified or filtered events, newest first (bounded by
     executive.decision_trace_length; flapjack-py addition, flapjack_py/decisions.py)."""

@@ -56,6 +56,7 @@ def options(anything: str) -> Response:
 from . import (  # noqa: E402  (resource modules register their routes on bp)
     alerts,
     checks,
+    conditions,
     contacts,
     decisions,
     entities,
@@ -72,5 +73,5 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     schedules,
 )
 
-__all__ = ["bp", "alerts", "checks", "contacts", "decisions", "entities", "health", "maintenance",
+__all__ = ["bp", "alerts", "checks", "conditions", "contacts", "decisions", "entities", "health", "maintenance",
            "maintenance_series", "media", "metrics", "openapi", "pagerduty", "receivers", "reports", "rules", "schedules"]

@@ -26,6 +26,7 @@ def document() -> dict[str, Any]:
     from . import (
         alerts,
         checks,
+        conditions,
         contacts,
         decisions,
         entities,
@@ -42,7 +43,7 @@ def document() -> dict[str, Any]:
     )
 
     paths: dict[str, Any] = {}
-    for module in (contacts, media, pagerduty, rules, entities, checks, decisions, maintenance, maintenance_series,
+    for module in (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
                    reports, metrics, alerts, receivers, schedules, health):
         for path, item in module.PATHS.items():
             paths.setdefault(path, {}).update(item)

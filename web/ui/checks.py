@@ -11,6 +11,7 @@ from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
+from flapjack_py.store import staleness as stale_store
 
 from . import bp, pictures, triage
 from .check_forms import MAX_DETAIL, MESSAGES
@@ -43,7 +44,8 @@ def check(entity: str, check: str) -> str:
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
                            error=error, series=series, span=span,
                            timeline=pictures.check_timeline(client, entity, check, span, now()),
-                           why=_decisions(entity, check))
+                           why=_decisions(entity, check),
+                           stale_heard=stale_store.stale_checks(client).get(f"{entity}:{check}"))
 
 
 WHY_SHOWN = 10
