@@ -415,6 +415,21 @@ def notification_rule(rule_id: str) -> str:
     return f"notification_rule:{rule_id}"
 
 
+def configuration_patterns() -> tuple[str, ...]:
+    """SCAN patterns of who is told about what (contacts, media, rules, entity contacts), no check state:
+    what `flapjack backtest` copies into its scratch database."""
+    return (contact_pattern(), contact_media("*"), contact_media_intervals("*"), contact_media_rollup_thresholds("*"),
+            contact_tz("*"), contact_pagerduty("*"), contact_tag("*"), contact_notification_rules("*"),
+            notification_rule("*"), contacts_for_pattern(), entity_ids_by_name(), entity_names_by_id(),
+            entity_tag("*"), known_entity_tags())
+
+
+def ttl_key_patterns() -> tuple[str, ...]:
+    """SCAN patterns of the keys the executive gives a TTL that times notifications: intervals, rollup holds,
+    maintenance in force (a replay moves their TTLs with its clock)."""
+    return (drop_alerts_for_contact("*") + "*", drop_rollup_alerts_for_contact("*", "*"), maintenance("*", "*", "*"))
+
+
 def drop_alerts_for_contact(contact_id: str, *parts: str) -> str:
     """string + TTL: holds back alerts; parts = (), (M,), (M, E:C) or (M, E:C, STATE)."""
     return ":".join(("drop_alerts_for_contact", contact_id, *parts))

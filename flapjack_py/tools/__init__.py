@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .backtest import backtest_command
 from .explain import explain as explain_command
 from .flapper import flapper as flapper_group
 from .importer import import_group
@@ -19,4 +20,5 @@ receiver_group.add_command(sensu_command)
 
 # Imported under other names so that `flapjack_py.tools.<module>` stays the module.
 COMMANDS: list[click.Command] = [simulate_group, maintenance_group, purge_group, receiver_group, import_group,
-                                 flapper_group, user_group, token_group, explain_command]
+                                 flapper_group, user_group, token_group, explain_command,
+                                 backtest_command]

@@ -1,0 +1,140 @@
+"""`flapjack backtest --rules FILE --since 24h`: replay archived events through the real engine with proposed
+contacts and rules, and print which alerts would have been sent differently (issue 14 point 7).
+
+Both replays run in a private scratch Redis (never the live one, which is only
+read): first the current contacts, rules and entity links, then the same with
+the proposal overlaid. The executive runs on a replay clock: time.time() reads
+each event's time, and the TTLs that time intervals, rollup and maintenance are
+cut as the clock moves (store/backtest.shift_ttls).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import groupby
+from pathlib import Path
+from unittest import mock
+
+import click
+import redis
+
+from .. import backtest, keys
+from ..backtest import Alert, ProposedContact
+from ..config import Config
+from ..embedded_redis import EmbeddedRedis
+from ..executive import Executive, new_entity_id
+from ..rules import rule_from_fields
+from ..store import backtest as store
+from ..store import contacts as contact_store
+from ..store import entities as entity_store
+from ..store import rules as rule_store
+from ..timeparse import TimeParseError, parse_duration
+from .session import redis_client
+
+log = logging.getLogger(__name__)
+
+
+@click.command("backtest")
+@click.option("--rules", "rules_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help='JSON file of proposed contacts: {"contacts": [{"id", "media", "rules": [...], "entities": [...]}]}.')
+@click.option("--since", default="24h", show_default=True, help="Replay the archived events of this long ago on.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.pass_obj
+def backtest_command(config: Config, rules_file: str, since: str, as_json: bool) -> None:
+    """Replay archived events (executive.archive_events) with proposed contacts/rules in a scratch Redis and print
+    the alerts that would have been sent differently, added and removed per contact and medium."""
+    try:
+        start = int(time.time()) - parse_duration(since)
+    except TimeParseError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--since'") from None
+    proposal = backtest.read_proposal(Path(rules_file).read_bytes())
+    with redis_client(config) as live:
+        events = _events(live, start)
+        if not events:
+            raise click.ClickException(f"no archived events since {since} ago (is executive.archive_events on, "
+                                       f"and executive.events_archive_maxage long enough?)")
+        current = replay(live, events, config, lambda scratch: None)
+        proposed = replay(live, events, config, lambda scratch: apply_proposal(scratch, proposal))
+    comparison = backtest.compare(current, proposed)
+    if as_json:
+        click.echo(json.dumps(backtest.to_json(comparison), indent=2))
+    else:
+        click.echo("\n".join(backtest.report(comparison, len(events))))
+
+
+def _events(live: redis.Redis, start: int) -> list[tuple[int, bytes]]:
+    found = []
+    for hour, key in store.archived_hours(live, start):
+        found += [e for e in backtest.event_times(hour, store.archived_events(live, key)) if e[0] >= start]
+    return found
+
+
+def replay(live: redis.Redis, events: Sequence[tuple[int, bytes]], config: Config,
+           setup: Callable[[redis.Redis], None]) -> list[Alert]:
+    """The alerts the executive records for `events` in a scratch Redis holding the live configuration, changed
+    by `setup`."""
+    with tempfile.TemporaryDirectory(prefix="flapjack-backtest-") as tmp, EmbeddedRedis(tmp, persistent=False) as server:
+        scratch = server.client()
+        store.copy_keys(live, scratch, keys.configuration_patterns())
+        setup(scratch)
+        executive = Executive(scratch, replay_config(config))
+        with _clock(events[0][0]) as move_to:
+            for at, group in groupby(events, key=lambda e: e[0]):
+                store.shift_ttls(scratch, move_to(at))
+                scratch.lpush(keys.events(config.executive.queue), *(raw for _, raw in group))
+                executive.drain()
+        alerts = store.recorded_alerts(scratch)
+        scratch.close()
+    return alerts
+
+
+def replay_config(config: Config) -> Config:
+    """The live config for a replay: no archive, no notify log, no new-check maintenance (every check is new in the
+    scratch database), no staleness sweep, no decision trace."""
+    executive = config.executive.model_copy(update={
+        "archive_events": False, "notification_log_file": None, "new_check_scheduled_maintenance_duration": 0,
+        "stale_after": 0, "decision_trace_length": 0})
+    return config.model_copy(update={"executive": executive})
+
+
+@contextmanager
+def _clock(start: int) -> Iterator[Callable[[int], int]]:
+    """time.time() reads the replay clock; the callable moves it to a time and returns the seconds moved."""
+    now = [float(start)]
+
+    def move_to(at: int) -> int:
+        moved = max(int(at - now[0]), 0)
+        now[0] = max(now[0], float(at))
+        return moved
+
+    with mock.patch("time.time", lambda: now[0]):
+        yield move_to
+
+
+def apply_proposal(scratch: redis.Redis, proposal: Sequence[ProposedContact]) -> None:
+    """Replace each proposed contact (media, rules, and entity links when given) in the scratch database."""
+    for contact in proposal:
+        links = store.link_keys(scratch, contact.id)
+        if contact_store.contact_key_exists(scratch, contact.id):
+            contact_store.delete_contact(scratch, contact.id)
+        contact_store.create_contact(scratch, {"id": contact.id, **contact.fields})
+        if contact.rules is not None:
+            for rule_id in rule_store.rule_ids(scratch, contact.id):
+                rule_store.delete_rule(scratch, rule_id)
+            for fields in contact.rules:
+                rule_store.create_rule(scratch, rule_from_fields(str(uuid.uuid4()), contact.id, fields))
+        if contact.entities is None:
+            store.add_links(scratch, contact.id, links)
+            continue
+        for name in contact.entities:
+            entity_id = entity_store.entity_id(scratch, name)
+            if entity_id is None:
+                entity_id = new_entity_id(name)
+                entity_store.save_entity(scratch, entity_id, name)
+            entity_store.add_entity_contacts(scratch, entity_id, [contact.id])
