@@ -34,6 +34,8 @@ class CheckSnapshot:
     initial_failure_delay: int | None = None
     repeat_failure_delay: int | None = None
     interval: int | None = None  # seconds between its events, learned (flapjack_py.staleness)
+    flap_history: str = ""  # its latest results, one letter each (flapjack_py.flapping)
+    flapping_since: int | None = None
     failing_since: int | None = None  # score in failed_checks
     scheduled_start: int | None = None  # value of E:C:scheduled_maintenance (window in force)
     unscheduled_start: int | None = None  # value of E:C:unscheduled_maintenance

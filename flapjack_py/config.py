@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from .config_types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
 from .errors import ConfigError
@@ -122,8 +122,20 @@ class ExecutiveConfig(Section):
     (at least 60 s); 0: checks are never stale."""
     stale_state: Literal["none", "unknown"] = "none"
     """"unknown": a check going stale gets an unknown result, a problem that notifies like any other."""
+    flap_detection: Bool = False
+    """Hold back the notifications of a flapping check (Nagios percent state change over its last 21 results)."""
+    flap_low_threshold: Annotated[float, Field(ge=0, le=100)] = 5.0
+    """Percent state change below which a flapping check is stable again."""
+    flap_high_threshold: Annotated[float, Field(ge=0, le=100)] = 20.0
+    """Percent state change above which a check flaps."""
     decision_trace_length: Annotated[int, Field(ge=0, le=10_000, strict=True)] = 50
     """Decision traces kept per check (why each contact/medium was or was not alerted); 0 keeps none."""
+
+    @model_validator(mode="after")
+    def _flap_thresholds_in_order(self) -> ExecutiveConfig:
+        if self.flap_low_threshold >= self.flap_high_threshold:
+            raise ValueError("flap_low_threshold must be below flap_high_threshold")
+        return self
 
 
 class WebConfig(Section):

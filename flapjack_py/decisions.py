@@ -29,6 +29,7 @@ FILTER_CODES = {
     "initial_delay": "initial failure delay not over",
     "repeat_delay": "repeat failure delay not over",
     "ack_not_failing": "acknowledgement of a check that is not failing",
+    "flapping": "flapping: held back until the check is stable again",
 }
 """Filter verdict codes (flapjack_py.filters) and how a trace words them."""
 

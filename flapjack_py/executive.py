@@ -24,7 +24,7 @@ from typing import Any
 
 import redis
 
-from . import decisions, delivery, filters, staleness
+from . import decisions, delivery, filters, flapping, staleness
 from .checks import CheckSnapshot, StateChange, ack_hash, max_notified_severity, previous_run, worst
 from .config import Config, load_config
 from .errors import InvalidEvent
@@ -38,6 +38,7 @@ from .rollup import FactsChange, facts_change
 from .store import checks as check_store
 from .store import decisions as decision_store
 from .store import decoded, maintenance_series
+from .store import flapping as flap_store
 from .store import maintenance as maint
 from .store import metrics as metric_store
 from .store import staleness as stale_store
@@ -476,7 +477,22 @@ class Executive:
             go_on = event.state != "ok"
         self._update_state(batch, writes, snap, event, now, counter, index)
         self._refresh_scheduled(writes, snap, now)
+        if self.cfg.flap_detection:
+            self._observe_flapping(batch, writes, snap, event, now, counter, tags, index)
         return go_on, previous
+
+    def _observe_flapping(self, batch: _Batch, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int,
+                          counter: int, tags: frozenset[str], index: int) -> None:
+        """Add the result to the check's flap history; notify once when it starts or stops flapping."""
+        low, high = self.cfg.flap_low_threshold, self.cfg.flap_high_threshold
+        found = flapping.observe(snap.flap_history, snap.flapping_since, event.state, now, low, high)
+        flap_store.record(writes, event.entity, event.check, found)
+        snap.flap_history, snap.flapping_since = found.history, found.since
+        if found.change and not (snap.in_scheduled_maintenance or snap.in_unscheduled_maintenance):
+            log.info("%s: %s flapping (%.1f %% state change)", event.id, found.change, found.percent)
+            base = self._notification(snap, event, now, counter, tags)
+            batch.requests.append(NotifyRequest(flapping.notification(base, found, low, high), now, index,
+                                                snap.entity_id, writes))
 
     def _action_event(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int) -> tuple[bool, None]:
         check_store.write_action(writes, event, now)

@@ -346,6 +346,11 @@ def notifications(entity: str, check: str, kind: str) -> str:
     return f"{entity}:{check}:{kind}_notifications"
 
 
+def flapping_checks() -> str:
+    """zset: E:C of flapping checks -> since when (flapjack-py addition, flapping.py)."""
+    return "flapping_checks"
+
+
 def stale_checks() -> str:
     """zset: E:C of checks gone stale -> when they were last heard from (flapjack-py addition, staleness.py)."""
     return "stale_checks"

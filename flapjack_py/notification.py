@@ -16,6 +16,8 @@ class NotificationType(StrEnum):
     RECOVERY = "recovery"
     ACKNOWLEDGEMENT = "acknowledgement"
     TEST = "test"
+    FLAPPING = "flapping"  # the check started flapping (flapjack_py.flapping)
+    FLAPPING_STOPPED = "flapping_stopped"  # ... and is stable again
 
 
 @dataclass(frozen=True)

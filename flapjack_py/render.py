@@ -109,7 +109,7 @@ def type_title(type_: str, rollup: str = "") -> str:
         return "Problem summary"
     if rollup == "recovery":
         return "Problem summaries finishing"
-    return type_.title()
+    return type_.replace("_", " ").title()
 
 
 def state_title(state: str) -> str:
@@ -121,7 +121,7 @@ def state_title(state: str) -> str:
 
 def state_clause(type_: str, state: str) -> str:
     """` is <StateTitle>`, empty for acknowledgements and tests."""
-    return "" if type_ in ("acknowledgement", "test") else f" is {state_title(state)}"
+    return "" if type_ in ("acknowledgement", "test", "flapping", "flapping_stopped") else f" is {state_title(state)}"
 
 
 def ack_clause(type_: str, duration: int | None) -> str:

@@ -60,7 +60,7 @@ def current_check_facts(notification: Notification, stored: CheckFacts, now: int
     """
     if notification.type is NotificationType.ACKNOWLEDGEMENT:
         return replace(stored, in_scheduled_maintenance=False, in_unscheduled_maintenance=True)
-    if notification.type is NotificationType.TEST:
+    if notification.type in (NotificationType.TEST, NotificationType.FLAPPING, NotificationType.FLAPPING_STOPPED):
         return replace(stored, in_scheduled_maintenance=False, in_unscheduled_maintenance=False)
     last_change = stored.last_change
     if notification.state_duration is not None:

@@ -159,8 +159,9 @@ LOAD_SNAPSHOTS = """
 --   8 keys to MGET (6 last_*_notification, scheduled and unscheduled in-force keys)
 -- ARGV: per check 2 values: E:C, entity name
 -- Returns one array per check: {entity id, registered (1/0), ack hash stored (1/0), {state, last_change,
--- last_update, initial_failure_delay, repeat_failure_delay, interval}, MGET values, scheduled windows
--- (ZRANGE WITHSCORES, only for a new check or when no window is in force), failed_checks score, its check tags}.
+-- last_update, initial_failure_delay, repeat_failure_delay, interval, flap_history, flapping}, MGET values,
+-- scheduled windows (ZRANGE WITHSCORES, only for a new check or when no window is in force),
+-- failed_checks score, its check tags}.
 -- The executive keeps check state, all_checks, failed_checks and the ack hashes in step, so a check
 -- with a state is registered, and only a failing one can be in failed_checks or have an ack hash.
 -- The cost is per check, whatever the number of tags in use; callers pass a bounded number of checks.
@@ -173,7 +174,7 @@ for n = 1, #ARGV / 2 do
   if entity_ids[entity] == nil then entity_ids[entity] = redis.call('HGET', KEYS[1], entity) end
   local mget = redis.call('MGET', unpack(KEYS, k + 4, k + 11))
   local hm = redis.call('HMGET', KEYS[k + 1], 'state', 'last_change', 'last_update', 'initial_failure_delay',
-                        'repeat_failure_delay', 'interval')
+                        'repeat_failure_delay', 'interval', 'flap_history', 'flapping')
   local state = hm[1]
   local registered, hashed, failed = 1, 0, false
   if not state then

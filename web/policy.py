@@ -33,7 +33,7 @@ POLICY: dict[str, Role | str] = {
     # UI: one action on many checks (selected, or every check a filter matches)
     "ui.bulk": R,
     # API reads
-    "api.get_alerts": V, "api.get_check_decisions": V, "api.get_stale_checks": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
+    "api.get_alerts": V, "api.get_check_decisions": V, "api.get_stale_checks": V, "api.get_flapping_checks": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
     "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,
     "api.get_event_metrics": V, "api.get_media": V, "api.get_metrics": V, "api.get_notification_rules": V,
     "api.get_pagerduty_credentials": V, "api.get_report": V, "prometheus.prometheus_metrics": V,

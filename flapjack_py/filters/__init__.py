@@ -7,6 +7,7 @@ from collections.abc import Callable
 from .acknowledgement import acknowledgement_filter
 from .base import FilterInput, Verdict
 from .delays import delays_filter
+from .flapping import flapping_filter
 from .maintenance import scheduled_maintenance_filter, unscheduled_maintenance_filter
 from .ok import ok_filter
 
@@ -14,6 +15,7 @@ FILTERS: tuple[Callable[[FilterInput], Verdict], ...] = (
     ok_filter,
     scheduled_maintenance_filter,
     unscheduled_maintenance_filter,
+    flapping_filter,
     delays_filter,
     acknowledgement_filter,
 )

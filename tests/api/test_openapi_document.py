@@ -100,7 +100,8 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
     additions |= {("get", f"/schedules/{{schedule_id}}{tail}") for tail in ("/oncall", "/shifts", ".ics")}
     additions |= {("get", "/contacts/{contact_id}/oncall.ics")}
     additions |= {("get", "/health")}
-    additions |= {("get", "/checks/{check_id}/decisions"), ("get", "/stale_checks")}
+    additions |= {("get", "/checks/{check_id}/decisions"), ("get", "/stale_checks"),
+                  ("get", "/flapping_checks")}
     assert documented == expected | additions
 
 

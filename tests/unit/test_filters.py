@@ -19,6 +19,7 @@ from flapjack_py.filters import FILTERS
 from flapjack_py.filters.acknowledgement import acknowledgement_filter
 from flapjack_py.filters.base import FilterInput
 from flapjack_py.filters.delays import delays_filter
+from flapjack_py.filters.flapping import flapping_filter
 from flapjack_py.filters.maintenance import scheduled_maintenance_filter, unscheduled_maintenance_filter
 from flapjack_py.filters.ok import ok_filter
 
@@ -33,8 +34,9 @@ TEST = {"type": "action", "state": "test_notifications"}
 
 
 def test_filters_run_in_flapjack_order() -> None:
-    assert FILTERS == (ok_filter, scheduled_maintenance_filter, unscheduled_maintenance_filter, delays_filter,
-                       acknowledgement_filter)
+    # flapping_filter (flapjack-py, issue 14) sits after the maintenance filters; it passes unless a check flaps
+    assert FILTERS == (ok_filter, scheduled_maintenance_filter, unscheduled_maintenance_filter, flapping_filter,
+                       delays_filter, acknowledgement_filter)
 
 
 # --- 3.0 derived facts ----------------------------------------------------------------

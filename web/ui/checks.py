@@ -9,6 +9,7 @@ from flask import abort, render_template, request
 from flapjack_py import decisions, recurrence, timeparse
 from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import flapping as flap_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
 from flapjack_py.store import staleness as stale_store
@@ -45,7 +46,8 @@ def check(entity: str, check: str) -> str:
                            error=error, series=series, span=span,
                            timeline=pictures.check_timeline(client, entity, check, span, now()),
                            why=_decisions(entity, check),
-                           stale_heard=stale_store.stale_checks(client).get(f"{entity}:{check}"))
+                           stale_heard=stale_store.stale_checks(client).get(f"{entity}:{check}"),
+                           flapping=flap_store.flapping_checks(client).get(f"{entity}:{check}"))
 
 
 WHY_SHOWN = 10
