@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from .config_types import Bool, Port, Section, Str, Text, Timeout
+from .config_types import Bool, Port, Section, Str, Text, Texts, Timeout
 
 MAX_BUFFER = 10_000_000
 """Most events a receiver may be told to hold while Redis is unreachable."""
@@ -64,6 +64,20 @@ class HttpBrokerReceiver(Section):
     """Seconds between sends of the cache."""
 
 
+class AlertmanagerReceiver(Section):
+    """`receivers.alertmanager`: which labels of an Alertmanager alert name the entity, check and state
+    (POST /api/receivers/alertmanager; flapjack_py/tools/alertmanager.py documents the mapping)."""
+
+    entity_labels: Annotated[Texts, Field(min_length=1, max_length=20)] = ("entity", "instance")
+    """Labels tried in order for the entity (an `instance`-style `host:port` loses its port)."""
+    check_label: Text = "alertname"
+    job_label: Annotated[Str, Field(max_length=4096)] = "job"
+    """Label prefixed to the check name as `JOB/`; empty: no prefix."""
+    severity_label: Text = "severity"
+    default_entity: Text = "prometheus"
+    """Entity of an alert with none of entity_labels."""
+
+
 class ReceiversConfig(Section):
     """`receivers`: which receivers `flapjack server` runs, and their settings."""
 
@@ -72,6 +86,7 @@ class ReceiversConfig(Section):
     httpbroker: HttpBrokerReceiver = HttpBrokerReceiver()
     json_pipe: PipeReceiver = Field(default=PipeReceiver(), alias="json")
     """`receivers.json`: JSON events, one per line, from a named pipe."""
+    alertmanager: AlertmanagerReceiver = AlertmanagerReceiver()
 
     def commands(self) -> list[tuple[str, list[str]]]:
         """(name, `flapjack` arguments) of every enabled receiver; the commands read the rest from here."""

@@ -80,3 +80,17 @@ def test_webhook_refuses_what_is_not_a_payload(r):
     too_many = {"version": "4", "alerts": [{"labels": {"alertname": "x"}}] * 1001}
     assert http.post("/api/receivers/alertmanager", json=too_many).status_code == 413
     assert r.llen(keys.events()) == 0
+
+
+def test_webhook_uses_the_configured_label_names(r):
+    config = {"executive": {"new_check_scheduled_maintenance_duration": 0},
+              "receivers": {"alertmanager": {"entity_labels": ["owner", "team"], "job_label": "",
+                                             "severity_label": "sev", "default_entity": "unowned"}}}
+    http = create_app(redis=r, config=config).test_client()
+    data = payload("alertmanager_firing_grouped.json")
+    del data["alerts"][1]["labels"]["team"]
+    assert http.post("/api/receivers/alertmanager", json=data).status_code == 202
+    first, second = (json.loads(raw) for raw in reversed(r.lrange(keys.events(), 0, -1)))
+    assert (first["entity"], first["check"], first["state"]) == ("web", "HighLoad", "critical")  # no `sev` label
+    assert (second["entity"], second["check"]) == ("unowned", "HighLoad")
+    assert {"job:node", "instance:web-01.example.com:9100", "severity:warning"} <= set(first["tags"])

@@ -30,7 +30,7 @@ def alertmanager_webhook() -> Response:
         raise ApiError(413, f"more than {MAX_ALERTS} alerts in one payload; set max_alerts in Alertmanager")
     now = int(time.time())
     try:
-        events = alertmanager.events_from_payload(payload, alertmanager.DEFAULT_MAPPING, now)
+        events = alertmanager.events_from_payload(payload, _mapping(), now)
     except InvalidEvent as exc:
         raise ApiError(422, str(exc)) from None
     checked = [validate(json.dumps(event), now) for event in events]
@@ -39,6 +39,14 @@ def alertmanager_webhook() -> Response:
         raise ApiError(422, "; ".join(errors))
     push_events(ctx().raw, [event for event, _ in checked if event is not None], ctx().config.executive.queue)
     return answer({"queued": len(checked)}, status=202)
+
+
+def _mapping() -> alertmanager.LabelMapping:
+    """The label names of config `receivers.alertmanager`."""
+    found = ctx().config.receivers.alertmanager
+    return alertmanager.LabelMapping(entity_labels=tuple(found.entity_labels), check_label=found.check_label,
+                                     job_label=found.job_label, severity_label=found.severity_label,
+                                     default_entity=found.default_entity)
 
 
 PAYLOAD = {"type": "object", "required": ["alerts"], "properties": {
