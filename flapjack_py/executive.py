@@ -316,7 +316,7 @@ class Executive:
                 except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
                     raise  # not the event's fault: run() retries, the event stays in flight
                 except Exception as exc:  # one bad event must not stop the executive
-                    log.exception("%s: processing failed; filed as rejected", item.id)
+                    log.exception("%s: processing failed; filed as rejected", item.id, extra={"check": item.id})
                     writes = self._rejected(raw, claim, now, f"internal error: {exc!r}")
             batch.pending.append(writes)
         self._notify_and_commit(batch)
@@ -517,7 +517,7 @@ class Executive:
         if event.state != snap.state:
             check_store.write_state_change(writes, event, now, counter)
             batch.changes.setdefault(snap.id, []).append(StateChange(now, event.state, event.summary, index))
-            log.info("%s: %s -> %s", event.id, snap.state or "(new)", event.state)
+            log.info("%s: %s -> %s", event.id, snap.state or "(new)", event.state, extra={"check": event.id})
             snap.state, snap.last_change = event.state, now
             snap.failing_since = now if event.is_failure else None
         ifd = event.initial_failure_delay if event.initial_failure_delay is not None else self.cfg.initial_failure_delay
@@ -575,7 +575,8 @@ class Executive:
         check_store.write_notification(writes, event.entity, event.check, kinds, now)
         for kind in kinds:
             snap.last_notifications[kind] = now
-        log.info("%s: %s notification (%s)", event.id, notification.type.value, notification.severity)
+        log.info("%s: %s notification (%s)", event.id, notification.type.value, notification.severity,
+                 extra={"check": event.id, "event_count": counter})
         latest = event.is_service and snap.last_change == now  # this event's own change is not history yet
         batch.requests.append(NotifyRequest(notification, now, index, snap.entity_id, writes, latest=latest))
 

@@ -166,7 +166,8 @@ class Notifier:
         view.set_interval(writes, alert["contact"], medium, notification)
         delivery.add_alert(writes, alert, self.config)
         log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
-                 alert["id"], alert["rollup"] or "none", alert["contact"], medium.type)
+                 alert["id"], alert["rollup"] or "none", alert["contact"], medium.type,
+                 extra={"check": notification.event_id, "alert_id": alert["id"], "contact": alert["contact"]})
         outcome = "alerted" if self.config.gateway_enabled(medium.type) else "gateway_disabled"
         trace.medium(alert["contact"], medium.type, outcome, alert["id"], alert["rollup"])
         return True

@@ -182,7 +182,8 @@ def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: redis.Redi
         reason = redact(describe(exc), gateway.settings)
         if last_try:
             return record_failed(client, alert, reason, gateway.settings)
-        log.warning("alert %s (%s): delivery failed, will retry: %s", alert_id, gateway.medium, reason)
+        log.warning("alert %s (%s): delivery failed, will retry: %s", alert_id, gateway.medium, reason,
+                    extra={"alert_id": alert_id, "check": alert.get("check")})
         alert_store.set_status(client, alert_id, AlertStatus.QUEUED, error=reason)
         raise DeliveryFailed(reason, getattr(exc, "retry_after", None)) from None
     return record_delivered(client, alert, time.monotonic() - started)
@@ -193,7 +194,8 @@ def record_delivered(client: redis.Redis, alert: Mapping[str, Any], elapsed: flo
     alert_store.set_status(client, str(alert.get("id")), AlertStatus.DELIVERED)
     # the address is not logged: for some media (apprise, webhooks) it holds a token
     log.info("alert %s: delivered by %s to contact %s for %s (%.0f ms)", alert.get("id"), alert.get("media"),
-             alert.get("contact"), alert.get("check"), elapsed * 1000)
+             alert.get("contact"), alert.get("check"), elapsed * 1000,
+             extra={"alert_id": alert.get("id"), "check": alert.get("check"), "contact": alert.get("contact")})
     return AlertStatus.DELIVERED
 
 
@@ -203,7 +205,7 @@ def record_failed(client: redis.Redis, alert: Mapping[str, Any], reason: str,
     reason = redact(reason, settings or {})
     alert_store.set_status(client, str(alert.get("id")), AlertStatus.FAILED, error=reason)
     log.error("alert %s: delivery by %s for %s failed: %s", alert.get("id"), alert.get("media"),
-              alert.get("check"), reason)
+              alert.get("check"), reason, extra={"alert_id": alert.get("id"), "check": alert.get("check")})
     return AlertStatus.FAILED
 
 
