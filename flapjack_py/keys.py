@@ -348,12 +348,12 @@ def notifications(entity: str, check: str, kind: str) -> str:
 
 def flapping_checks() -> str:
     """zset: E:C of flapping checks -> since when (flapjack-py addition, flapping.py)."""
-    return "flapping_checks"
+    return "flapping_check_ids"
 
 
 def stale_checks() -> str:
     """zset: E:C of checks gone stale -> when they were last heard from (flapjack-py addition, staleness.py)."""
-    return "stale_checks"
+    return "stale_check_ids"
 
 
 def stale_sweep_lock() -> str:

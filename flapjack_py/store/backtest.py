@@ -34,6 +34,12 @@ def archived_hours(client: redis.Redis, since: int) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def push_raw(client: redis.Redis, queue: str, raws: list[bytes]) -> None:
+    """Queue raw events as archived, in order (the first is taken first)."""
+    if raws:
+        client.lpush(keys.events(queue), *raws)
+
+
 def archived_events(client: redis.Redis, key: str) -> list[bytes]:
     """The raw events of one archive list, oldest first (the executive LPUSHes them)."""
     return list(reversed(cast(list[bytes], client.lrange(key, 0, -1))))

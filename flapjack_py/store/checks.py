@@ -60,7 +60,7 @@ def _snapshot_from(ids: tuple[str, str], r: list[Any]) -> CheckSnapshot:
         entity=entity, check=check, entity_id=opt_text(r[0]) or None, registered=bool(r[1]),
         ack_hash_stored=bool(r[2]), state=opt_text(state) or None, last_change=to_int(last_change),
         last_update=to_int(last_update), initial_failure_delay=to_int(ifd), repeat_failure_delay=to_int(rfd),
-        interval=to_int(interval), flap_history=_opt(flap_history) or "", flapping_since=to_int(flapping_since),
+        interval=to_int(interval), flap_history=opt_text(flap_history) or "", flapping_since=to_int(flapping_since),
         last_notifications={kind: to_int(v) for kind, v in zip(NOTIFICATION_KINDS, values[:n], strict=True)},
         scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),
         scheduled_windows={int(float(m)): int(float(s)) for m, s in _pairs(r[5] or [])},

@@ -87,7 +87,7 @@ def replay(live: redis.Redis, events: Sequence[tuple[int, bytes]], config: Confi
         with _clock(events[0][0]) as move_to:
             for at, group in groupby(events, key=lambda e: e[0]):
                 store.shift_ttls(scratch, move_to(at))
-                scratch.lpush(keys.events(config.executive.queue), *(raw for _, raw in group))
+                store.push_raw(scratch, config.executive.queue, [raw for _, raw in group])
                 executive.drain()
         alerts = store.recorded_alerts(scratch)
         scratch.close()

@@ -42,7 +42,7 @@ def test_learned_interval_times_three(world: World) -> None:
     world.event("ok")  # heard from again
     world.advance(30)
     assert housekeeping(world) == {}
-    assert world.r.zcard("stale_checks") == 0
+    assert world.r.zcard("stale_check_ids") == 0
 
 
 def test_learned_interval_follows_the_checks_rhythm_not_one_late_result(world: World) -> None:
