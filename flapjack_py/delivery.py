@@ -2,9 +2,11 @@
 
 `add_alert` renders an alert's text and queues its record on the caller's
 writes and its rq job data on `writes.jobs`; `enqueue_jobs` writes those jobs
-with rq's own `Queue.enqueue_many` on the caller's MULTI pipeline, so a batch's
-check state, alert records and rq jobs commit together, and rq workers, the
-failed-job registry and retries see jobs exactly as rq writes them.
+on the caller's MULTI pipeline, so a batch's check state, alert records and rq
+jobs commit together. Jobs are written as rq's own `Queue.enqueue_many` writes
+them (flapjack_py.rq_jobs: rq's writes recorded once per medium and retry
+setting, then one HSET per job), so rq workers, the failed-job registry and
+retries see jobs exactly as rq writes them.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from rq.serializers import JSONSerializer
 
 from .config import KNOWN_MEDIA, Config
 from .render import render_alert
+from .rq_jobs import PLACEHOLDER_ID, JobTemplate, stamp
 from .store import alerts as alert_store
 from .store.alerts import AlertStatus
+from .store.jobs import write_jobs
 from .store.status_page import DeliveryQueue
 from .store.writes import WriteBuffer
 
@@ -39,15 +43,22 @@ RESULT_TTL = 3600
 FAILURE_TTL = 7 * 86400
 
 
+RetrySetting = tuple[int, tuple[int, ...]] | None
+"""(retries, intervals) of a medium's jobs; None: no retries."""
+
+
 @dataclass(frozen=True)
 class JobData:
-    """One rq job to enqueue on a medium's queue when its batch commits."""
+    """One rq job to enqueue on a medium's queue when its batch commits: the alert record it delivers."""
 
     medium: str
-    data: EnqueueData
+    record: dict[str, Any]
+    retry: RetrySetting
 
 
 _queues: dict[tuple[int, str], Queue] = {}
+_templates: dict[tuple[str, RetrySetting], JobTemplate] = {}
+_retry_settings: dict[tuple[int, str], tuple[Config, RetrySetting]] = {}
 
 
 def queue_for(connection: redis.Redis, medium: str) -> Queue:
@@ -62,15 +73,17 @@ def queue_for(connection: redis.Redis, medium: str) -> Queue:
     return queue
 
 
-def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config) -> str:
+def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
+              texts: dict[tuple[Any, ...], tuple[str, str]] | None = None) -> str:
     """Render `alert`, record it on `writes` and, when its gateway is enabled, add its job to `writes.jobs`.
 
     Returns the record's status. A template that fails to render fails this
     alert only: it is recorded `failed` with the error and not enqueued.
+    `texts`: texts rendered for the other alerts of its notification (render.render_alert's `shared`).
     """
     medium = alert["media"]
     try:
-        alert["subject"], alert["body"] = render_alert(alert, config)
+        alert["subject"], alert["body"] = render_alert(alert, config, texts)
     except Exception as exc:  # a bad override template: this alert fails, not its event
         log.error("alert %s for contact %s on %s: rendering failed: %s", alert["id"], alert["contact"], medium, exc)
         alert["subject"], alert["body"] = "", ""
@@ -83,20 +96,19 @@ def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config) -> str
     if status == AlertStatus.UNDELIVERABLE:
         log.warning("alert %s: gateway %s is not enabled; recorded as undeliverable", alert["id"], medium)
         return status
-    writes.jobs.append(JobData(medium, _job_data(record, config)))
+    writes.jobs.append(JobData(medium, record, _retry_setting(config, medium)))
     return status
 
 
 def enqueue_jobs(connection: redis.Redis, pipe: redis.client.Pipeline, jobs: Iterable[JobData]) -> None:
-    """Write `jobs` with rq's `enqueue_many`, per medium in order, on `pipe` (a MULTI the caller executes).
+    """Write `jobs` as rq's `enqueue_many` does, per medium in order, on `pipe` (a MULTI the caller executes).
 
     `connection` must be a bytes (non-decoding) client, as rq requires.
     """
-    by_medium: dict[str, list[EnqueueData]] = {}
-    for job in jobs:
-        by_medium.setdefault(job.medium, []).append(job.data)
-    for medium, datas in by_medium.items():
-        queue_for(connection, medium).enqueue_many(datas, pipeline=pipe)
+    prepared = [_template(connection, job.medium, job.retry).prepare(
+        job.record["id"], (job.record,), _description(job.record)) for job in jobs]
+    if prepared:
+        write_jobs(pipe, prepared, stamp())
 
 
 def enqueue_alert(connection: redis.Redis, pipe: redis.client.Pipeline, alert: Mapping[str, Any],
@@ -110,7 +122,7 @@ def enqueue_alert(connection: redis.Redis, pipe: redis.client.Pipeline, alert: M
     record = dict(alert, status=status)
     alert_store.add_alert(pipe, record, config.executive.alert_retention)
     if status == AlertStatus.QUEUED:
-        queue_for(connection, medium).enqueue_many([_job_data(record, config)], pipeline=pipe)
+        enqueue_jobs(connection, pipe, [JobData(medium, record, _retry_setting(config, medium))])
     return status
 
 
@@ -125,16 +137,37 @@ def delivery_queues(connection: redis.Redis, config: Config) -> list[DeliveryQue
     return found
 
 
-def _job_data(record: Mapping[str, Any], config: Config) -> EnqueueData:
-    """rq's description of the delivery job (a short one: rq would otherwise repr the whole payload)."""
-    medium = record["media"]
-    return Queue.prepare_data(DELIVER_FUNC, args=(dict(record),), job_id=record["id"], retry=_retry(config, medium),
-                              result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
-                              description=f"deliver alert {record['id']} ({medium} to contact {record['contact']})")
+def job_data(record: Mapping[str, Any], retry: RetrySetting) -> EnqueueData:
+    """rq's description of the delivery job of an alert record, as `Queue.enqueue_many` takes it."""
+    return Queue.prepare_data(DELIVER_FUNC, args=(dict(record),), job_id=record["id"],
+                              retry=Retry(max=retry[0], interval=list(retry[1])) if retry else None,
+                              result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL, description=_description(record))
 
 
-def _retry(config: Config, medium: str) -> Retry | None:
+def _template(connection: redis.Redis, medium: str, retry: RetrySetting) -> JobTemplate:
+    """What rq writes for a job on the medium's queue with these retries (recorded once)."""
+    template = _templates.get((medium, retry))
+    if template is None:
+        sample = {"id": PLACEHOLDER_ID, "media": medium, "contact": ""}
+        template = _templates[(medium, retry)] = JobTemplate(queue_for(connection, medium), job_data(sample, retry))
+    return template
+
+
+def _description(record: Mapping[str, Any]) -> str:
+    """A short description of the delivery job (rq would otherwise repr the whole payload)."""
+    return f"deliver alert {record['id']} ({record['media']} to contact {record['contact']})"
+
+
+def _retry_setting(config: Config, medium: str) -> RetrySetting:
+    """The medium's retries (remembered per config object: reading gateway settings is not free)."""
+    known = _retry_settings.get((id(config), medium))
+    if known is None or known[0] is not config:
+        known = _retry_settings[(id(config), medium)] = (config, _read_retry_setting(config, medium))
+    return known[1]
+
+
+def _read_retry_setting(config: Config, medium: str) -> RetrySetting:
     retries = int(config.gateway(medium).get("retries", 3))
     intervals = config.gateway(medium).get("retry_intervals") or RETRY_INTERVALS
-    return Retry(max=retries, interval=[int(i) for i in intervals][:retries]) if retries else None
+    return (retries, tuple(int(i) for i in intervals)[:retries]) if retries else None
 

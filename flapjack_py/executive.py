@@ -11,7 +11,6 @@ records and rq jobs commit in the same MULTI.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import signal
@@ -31,6 +30,7 @@ from .errors import InvalidEvent
 from .events import Event, derived_tags, parse_event
 from .filters.acknowledgement import ack_duration
 from .filters.base import FilterInput, Verdict
+from .gc_pacing import GcPacing
 from .heartbeat import Heartbeat
 from .notification import Notification, NotificationType, notification_type_for
 from .notifier import Notifier, NotifyRequest, write_notify_log
@@ -55,7 +55,6 @@ HEARTBEAT_TTL = 30  # seconds without a heartbeat before this executive's in-fli
 HEARTBEAT_EVERY = 5.0  # seconds between heartbeats
 RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight events
 MAX_NOTIFY_ATTEMPTS = 10  # decisions redone when other executives change a contact's rollup state; the last unwatched
-GC_YOUNG_THRESHOLD = 50_000  # net allocations between young-generation collections in run() (default 700)
 METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
 ENTITY_ID_NAMESPACE = uuid.UUID("5b0d7a3c-6f1e-4c2a-9a57-f1a9ac3e0b15")  # entity ids: uuid5 of this and the name
 SERIES_EVERY = 60  # seconds (wall clock) between materialisations of recurring maintenance
@@ -115,21 +114,28 @@ class Executive:
         self._boot()
         self.queue.recover_orphans()
         taken = 0
-        while True:
-            self._housekeeping()
-            batch = self.queue.take(self.cfg.batch_size)
-            if not batch and not batch.more:
-                self._flush_metrics()
-                return taken
-            if batch:
-                self._process_batch(batch)
-                taken += len(batch)
+        pacing = GcPacing()
+        pacing.start(freeze=False)
+        try:
+            while True:
+                self._housekeeping()
+                batch = self.queue.take(self.cfg.batch_size)
+                if not batch and not batch.more:
+                    self._flush_metrics()
+                    return taken
+                if batch:
+                    self._process_batch(batch)
+                    pacing.busy()
+                    taken += len(batch)
+        finally:
+            pacing.stop()
 
     def run(self) -> None:
         """Process events until SIGTERM/SIGINT (or stop()); finishes the batch in hand first."""
         self._install_signal_handlers()
         self._boot()
-        _tune_gc()
+        pacing = GcPacing()
+        pacing.start()  # garbage collection while waiting for events, not in the middle of a batch
         log.info("executive %s:%s taking events from %s", self.host, self.pid, self.cfg.queue)
         backoff = 1.0
         while not self._stopping:
@@ -138,7 +144,9 @@ class Executive:
                 batch = self.queue.take(self.cfg.batch_size)
                 if batch:
                     self._process_batch(batch)
+                    pacing.busy()
                 elif not batch.more:
+                    pacing.idle()
                     self.queue.wait(1.0)
                 backoff = 1.0
             except redis.ConnectionError as exc:
@@ -146,6 +154,7 @@ class Executive:
                 time.sleep(backoff)
                 backoff = min(backoff * 2, 30.0)
                 self._recover_own()
+        pacing.stop()
         self._flush_metrics()
         self.queue.unregister()
         log.info("executive stopped")
@@ -218,8 +227,7 @@ class Executive:
         if not self._batch_seconds:
             return
         pipe = self.raw.pipeline(transaction=False)
-        for seconds in self._batch_seconds:
-            metric_store.observe_batch(pipe, seconds)
+        metric_store.observe_batches(pipe, self._batch_seconds)
         self._batch_seconds.clear()
         pipe.execute()
 
@@ -656,20 +664,6 @@ class Executive:
 def new_entity_id(name: str) -> str:
     """The id of an entity first seen in an event: the same for every executive, so concurrent ones agree."""
     return str(uuid.uuid5(ENTITY_ID_NAMESPACE, name))
-
-
-def _tune_gc() -> None:
-    """Keep the cyclic garbage collector out of the latency tail of a long-running executive.
-
-    Objects alive after boot (modules, config, compiled templates) are frozen out
-    of collections, and a young collection waits for GC_YOUNG_THRESHOLD net new
-    objects instead of 700: a batch's events, alerts and rq jobs are freed by
-    reference counting, so collections were frequent, found little, and the full
-    ones paused the loop for tens of milliseconds with a large batch in hand.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 20)
 
 
 def _counter_fields(event: Event) -> tuple[str, ...]:

@@ -106,6 +106,7 @@ class Notifier:
         targets = [t for d in contacts
                    for t in self._contact_targets(d, view.rules_of(d, writes), notification, now, trace)]
         alerts = []
+        texts: dict[Any, tuple[str, str]] = {}  # rendered once for the alerts they are the same for
         for details, medium in targets:
             cid = details.contact.id
             held = view.held_back(cid, medium.type, notification)
@@ -122,7 +123,7 @@ class Notifier:
                 trace.medium(cid, medium.type, "rollup")
                 continue
             alert = build_alert(notification, details.contact, medium, decision, facts, now)
-            if self._emit(view, writes, notification, medium, alert, trace):
+            if self._emit(view, writes, notification, medium, alert, trace, texts):
                 alerts.append(alert)
         return alerts
 
@@ -154,7 +155,7 @@ class Notifier:
         return targets
 
     def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
-              alert: dict[str, Any], trace: Trace) -> bool:
+              alert: dict[str, Any], trace: Trace, texts: dict[Any, tuple[str, str]]) -> bool:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
         writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
                                   medium.address))
@@ -164,7 +165,7 @@ class Notifier:
             trace.medium(alert["contact"], medium.type, "unknown_medium")
             return False
         view.set_interval(writes, alert["contact"], medium, notification)
-        delivery.add_alert(writes, alert, self.config)
+        delivery.add_alert(writes, alert, self.config, texts)
         log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
                  alert["id"], alert["rollup"] or "none", alert["contact"], medium.type,
                  extra={"check": notification.event_id, "alert_id": alert["id"], "contact": alert["contact"]})

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import logging
 import time
 from collections.abc import Mapping
 from typing import Any
+
+import jinja2.meta
 
 from .config import Config
 from .durations import MONTH, YEAR, words
@@ -27,17 +30,37 @@ SUBJECT_MEDIA = ("email", "sns", "apprise")
 SNS_SUBJECT_MAX = 100
 ROLLUP_STATES = ("critical", "warning", "unknown")
 _DUR_UNITS = (("mo", MONTH), ("day", 86400), ("hr", 3600), ("min", 60))
+PER_CONTACT_FIELDS = {"id": (), "contact": (), "contact_id": (), "address": (), "contact_last_name": (),
+                      "contact_first_name": ("first_name",), "status": (), "error": ()}
+"""Alert fields that differ between the alerts of one notification besides the medium and the rollup
+decision, with the template variables computed from them (alert_context)."""
+ROLLUP_FIELDS = ("rollup", "rollup_alerts", "rollup_threshold")
 
 
-def render_alert(alert: Mapping[str, Any], config: Config) -> tuple[str, str]:
+def render_alert(alert: Mapping[str, Any], config: Config,
+                 shared: dict[tuple[Any, ...], tuple[str, str]] | None = None) -> tuple[str, str]:
     """Return (subject, body) for `alert` on its medium (`alert["media"]`).
 
     The subject is the email-style subject for email, SNS (cut to 100 chars) and
     apprise, and empty for other media; the body is the medium's text.
+
+    `shared`: the caller's dict of texts rendered for the alerts of one notification. An alert whose
+    medium, rollup decision and the per-contact fields its templates read equal an earlier one's gets
+    its texts without rendering (a storm: one sms text per notification, not one per contact).
     """
     medium = str(alert.get("media", ""))
     kind = "rollup" if alert.get("rollup") else "alert"
     settings = config.gateway(medium)
+    if shared is None:
+        return _render_texts(alert, medium, kind, settings)
+    key = _shared_key(alert, medium, kind, settings)
+    texts = shared.get(key)
+    if texts is None:
+        texts = shared[key] = _render_texts(alert, medium, kind, settings)
+    return texts
+
+
+def _render_texts(alert: Mapping[str, Any], medium: str, kind: str, settings: Mapping[str, Any]) -> tuple[str, str]:
     context = alert_context(alert, settings)
     body = _render(medium, f"{kind}.text", context, settings)
     subject = ""
@@ -46,6 +69,33 @@ def render_alert(alert: Mapping[str, Any], config: Config) -> tuple[str, str]:
         if medium == "sns":
             subject = truncate(subject, SNS_SUBJECT_MAX)
     return subject, body
+
+
+def _shared_key(alert: Mapping[str, Any], medium: str, kind: str, settings: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What may differ between the texts of one notification's alerts."""
+    fields = _fields_read(medium, kind, override_key(settings.get("templates")))
+    rollup = json.dumps([alert.get(f) for f in ROLLUP_FIELDS], sort_keys=True, default=str) if kind == "rollup" else ""
+    return (medium, kind, rollup, *(repr(alert.get(f)) for f in fields))
+
+
+@functools.lru_cache(maxsize=256)
+def _fields_read(medium: str, kind: str, override: tuple[str, ...] | str | None) -> tuple[str, ...]:
+    """The per-contact fields the body or subject template of `kind` on `medium` reads (all when unknown)."""
+    names = [(medium, f"{kind}.text")] + ([("email", f"{kind}_subject.text")] if medium in SUBJECT_MEDIA else [])
+    read = [_variables(m, name, override) for m, name in names]
+    return tuple(f for f, derived in PER_CONTACT_FIELDS.items()
+                 if any(names_read is None or f in names_read or names_read & set(derived) for names_read in read))
+
+
+@functools.lru_cache(maxsize=256)
+def _variables(medium: str, name: str, override: tuple[str, ...] | str | None) -> frozenset[str] | None:
+    """The variables a template reads; None when it includes, imports or extends another (not known here)."""
+    env = environment(medium, override)
+    assert env.loader is not None
+    tree = env.parse(env.loader.get_source(env, name)[0])
+    if list(jinja2.meta.find_referenced_templates(tree)):
+        return None
+    return frozenset(jinja2.meta.find_undeclared_variables(tree))
 
 
 def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Config,
@@ -59,8 +109,10 @@ def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Co
 
 
 def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
-    env = environment(medium, override_key(settings.get("templates")))
-    text = env.get_template(name).render(context)
+    override = override_key(settings.get("templates"))
+    env = environment(medium, override)
+    read = _variables(medium, name, override)
+    text = env.get_template(name).render(context if read is None else {k: context[k] for k in read if k in context})
     if medium != "email" or "subject" in name:
         return " ".join(text.split("\n")).strip()
     return text

@@ -20,7 +20,7 @@ from .context import Context
 from .correctness import Observation, correctness_fields, failures
 from .feeder import PUSHED_AT
 from .reference import Reference
-from .scenarios import ALERTS_PER_NOTIFICATION, STEADY_CHECKS, observe, prepare
+from .scenarios import STEADY_CHECKS, alerts_expected, observe, prepare
 from .worker import child_env, pin, stop_process
 from .workload import MEDIA, Population, make_event, population_for, round_robin
 
@@ -71,7 +71,7 @@ def run_latency(ctx: Context) -> LatencyResult:
     finally:
         stop_process(executive)
     work = round_robin(pop, feed["pushed"], 0)
-    obs = observe(ctx, feed["pushed"], counted, jobs, work.notifying * ALERTS_PER_NOTIFICATION, work.last)
+    obs = observe(ctx, feed["pushed"], counted, jobs, alerts_expected(ctx, pop, feed["pushed"], work), work.last)
     latencies = [ms for ms in (_latency_ms(job) for job in bench_store.queued_jobs(ctx.target.client, MEDIA))
                  if ms is not None]
     return LatencyResult("latency", ctx.options.rate, ctx.options.latency_seconds, feed, latencies, obs)

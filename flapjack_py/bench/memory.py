@@ -1,5 +1,5 @@
 """The memory scenario: what the failing_10pct mix leaves in Redis per event, per state change and per
-alert record; what the project's retention command (`flapjack purge`) gives back; and that a steady
+alert record; what the project's retention command (`flapjack purge check_history` and `alerts`) gives back; and that a steady
 `ok` mix of the same length leaves (almost) nothing.
 """
 
@@ -21,13 +21,14 @@ from ..store import bench as bench_store
 from .context import Context
 from .correctness import Observation, correctness_fields, failures
 from .reference import Reference
-from .scenarios import ALERTS_PER_NOTIFICATION, STEADY_CHECKS, observe, prepare
+from .scenarios import STEADY_CHECKS, alerts_expected, observe, prepare
 from .worker import child_env
 from .workload import MEDIA, Population, population_for, round_robin
 
 log = logging.getLogger(__name__)
 
 PURGE_TIMEOUT = 300.0  # seconds
+PURGED = ("check_history", "alerts")  # what the retention command deletes
 
 
 @dataclass
@@ -86,36 +87,40 @@ def run_memory(ctx: Context) -> MemoryResult:
     _purge(ctx)
     after_purge = bench_store.server_stats(ctx.target.client).used_memory
     families = bench_store.memory_by_family(ctx.target.client)
-    ok = _pass(ctx, population_for(STEADY_CHECKS, False), events, False)
+    ok = _pass(ctx, population_for(STEADY_CHECKS, False), events, False, by_family=False)
     return MemoryResult(failing, flapping.flapping_events(events), after_purge, families, ok)
 
 
-def _pass(ctx: Context, pop: Population, events: int, contacts: bool) -> Pass:
+def _pass(ctx: Context, pop: Population, events: int, contacts: bool, by_family: bool = True) -> Pass:
+    """One pass; `by_family`: also MEMORY USAGE of every key before and after (the ok pass needs only totals)."""
     client = ctx.target.client
     prepare(ctx, pop, contacts)
     work = round_robin(pop, events, int(time.time()))
-    before, families_before = bench_store.server_stats(client).used_memory, bench_store.memory_by_family(client)
+    families = bench_store.memory_by_family if by_family else lambda _client: Counter[str]()
+    before, families_before = bench_store.server_stats(client).used_memory, families(client)
     counted, jobs = bench_store.events_counted(client), bench_store.count_jobs(client, MEDIA)
     bench_store.fill_queue(client, work.raws)
     del work.raws[:]  # the events now live in Redis only
     ctx.drain()
-    after, families_after = bench_store.server_stats(client).used_memory, bench_store.memory_by_family(client)
-    expected = work.notifying * ALERTS_PER_NOTIFICATION if contacts else 0
+    after, families_after = bench_store.server_stats(client).used_memory, families(client)
+    expected = alerts_expected(ctx, pop, events, work) if contacts else 0
     obs = observe(ctx, events, counted, jobs, expected, work.last)
     return Pass(events, before, after, families_before, families_after, obs)
 
 
 def _purge(ctx: Context) -> None:
-    """`flapjack purge check_history --days 0`: every state record up to now goes."""
+    """`flapjack purge check_history --days 0` and `flapjack purge alerts --days 0`: every state record,
+    alert record and undelivered rq job up to now goes."""
     config_path = Path(ctx.tmp_dir) / "purge.yml"
     config_path.write_text(yaml.safe_dump(ctx.config), encoding="utf-8")
-    command = [sys.executable, "-c", "from flapjack_py.cli import main; main()", "--config", str(config_path),
-               "purge", "check_history", "--days", "0"]
-    done = subprocess.run(command, env=child_env(), capture_output=True, text=True, timeout=PURGE_TIMEOUT,
-                          check=False)
-    if done.returncode != 0:
-        raise BenchError(f"flapjack purge failed ({done.returncode}): {done.stderr[-500:]}")
-    log.info("purge: %s", done.stdout.strip())
+    for what in PURGED:
+        command = [sys.executable, "-c", "from flapjack_py.cli import main; main()", "--config", str(config_path),
+                   "purge", what, "--days", "0"]
+        done = subprocess.run(command, env=child_env(), capture_output=True, text=True, timeout=PURGE_TIMEOUT,
+                              check=False)
+        if done.returncode != 0:
+            raise BenchError(f"flapjack purge {what} failed ({done.returncode}): {done.stderr[-500:]}")
+        log.info("purge %s: %s", what, done.stdout.strip())
 
 
 def _pass_raw(p: Pass) -> dict[str, Any]:

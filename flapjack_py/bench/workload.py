@@ -58,6 +58,25 @@ class Population:
         """How many of the first `events` round-robin events belong to flapping checks."""
         return sum(1 for n in range(events) if self.flaps(n % self.size))
 
+    def flapping_checks(self, events: int) -> dict[tuple[str, str], int]:
+        """(entity, check) -> how many of the first `events` round-robin events it gets, for flapping checks."""
+        return {self.check(i): len(range(i, events, self.size)) for i in range(min(events, self.size))
+                if self.flaps(i)}
+
+
+def notifications_of_flapping(times: list[int]) -> int:
+    """Notifications a flapping check makes for events at `times` (critical, ok, critical, ... each a state
+    change, nothing notified before), by engine.md 3.0/3.1 on their own: every critical notifies; an ok
+    notifies only when the last notification was the critical, and a recovery and a problem in the same
+    second tie towards the recovery, so ok-critical-ok within one second notifies the second ok no more."""
+    made, last_problem, last_recovery = 0, None, None
+    for n, at in enumerate(times):
+        if n % 2 == 0:
+            made, last_problem = made + 1, at
+        elif last_problem is not None and (last_recovery is None or last_problem > last_recovery):
+            made, last_recovery = made + 1, at
+    return made
+
 
 def population_for(checks: int, flapping: bool) -> Population:
     """The population of `checks` checks (rounded up to whole entities)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -46,13 +47,19 @@ def add_alert(pipe: Writes, alert: Mapping[str, Any], retention: int) -> None:
     entity, check = keys.split_check_id(alert["check"])
     pipe.hset(keys.alert(alert_id), mapping=to_record(alert))
     pipe.expire(keys.alert(alert_id), retention)
-    day = datetime.fromtimestamp(ts, UTC).strftime("%Y%m%d")
+    day = _utc_day(ts)
     for index in (keys.alerts(), keys.alerts_by_contact(alert["contact"]),
                   keys.alerts_by_contact(alert["contact"], alert["media"]),
                   keys.alerts_by_check(entity, check), keys.alerts_by_time(day)):
         pipe.zadd(index, {alert_id: ts})
     pipe.expire(keys.alerts_by_time(day), retention + 86400)
     metrics.count_alert(pipe, str(alert["media"]), str(alert.get("type") or ""), str(alert.get("status") or ""))
+
+
+@functools.lru_cache(maxsize=64)
+def _utc_day(ts: int) -> str:
+    """YYYYMMDD of a unix time in UTC (a storm records thousands of alerts in the same second)."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y%m%d")
 
 
 def trim_alert_indexes(client: redis.Redis, now: int, retention: int) -> None:

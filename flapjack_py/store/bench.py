@@ -89,7 +89,7 @@ def server_stats(client: redis.Redis) -> ServerStats:
 
 
 def memory_by_family(client: redis.Redis) -> Counter[str]:
-    """Bytes per key family (keys.key_family), from MEMORY USAGE of every key."""
+    """Bytes per key family (keys.key_family), from MEMORY USAGE (every element counted) of every key."""
     sizes: Counter[str] = Counter()
     c = str_client(client)
     batch: list[str] = []
@@ -105,7 +105,7 @@ def memory_by_family(client: redis.Redis) -> Counter[str]:
 def _add_usage(client: redis.Redis, names: list[str], sizes: Counter[str]) -> None:
     pipe = client.pipeline(transaction=False)
     for name in names:
-        pipe.memory_usage(name)
+        pipe.memory_usage(name, samples=0)  # every element: the default samples 5 and extrapolates
     for name, used in zip(names, pipe.execute(), strict=True):
         sizes[keys.key_family(name)] += int(used or 0)
 
@@ -144,6 +144,18 @@ def load_states(client: redis.Redis, check_ids: Iterable[tuple[str, str]]) -> di
             pipe.hget(keys.check(entity, check), "state")
         states.update(zip(part, pipe.execute(), strict=True))
     return states
+
+
+def state_change_times(client: redis.Redis, check_ids: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
+    """The times of each check's recorded state changes (its `states` list), oldest first."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for start in range(0, len(check_ids), CHUNK):
+        part = check_ids[start:start + CHUNK]
+        pipe = client.pipeline(transaction=False)
+        for entity, check in part:
+            pipe.lrange(keys.check_states(entity, check), 0, -1)
+        found.update((ids, [int(t) for t in times]) for ids, times in zip(part, pipe.execute(), strict=True))
+    return found
 
 
 # --- the rq queues ------------------------------------------------------------

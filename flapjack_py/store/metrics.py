@@ -7,6 +7,7 @@ web process reports the whole system, whichever process did the work.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,10 +54,16 @@ def count_alert(pipe: Any, medium: str, alert_type: str, status: str) -> None:
 
 def observe(pipe: Any, key: str, bounds: Sequence[float], seconds: float) -> None:
     """Add one observation to the histogram hash `key` (the first bucket whose bound holds it)."""
-    bucket = next((f"{b:g}" for b in bounds if seconds <= b), "+Inf")
-    pipe.hincrby(key, bucket, 1)
-    pipe.hincrby(key, "count", 1)
-    pipe.hincrbyfloat(key, "sum", round(seconds, 6))
+    observe_many(pipe, key, bounds, [seconds])
+
+
+def observe_many(pipe: Any, key: str, bounds: Sequence[float], values: Sequence[float]) -> None:
+    """Add observations to the histogram hash `key`: one HINCRBY per bucket they fall in, one for the count."""
+    buckets = Counter(next((f"{b:g}" for b in bounds if seconds <= b), "+Inf") for seconds in values)
+    for bucket, n in buckets.items():
+        pipe.hincrby(key, bucket, n)
+    pipe.hincrby(key, "count", len(values))
+    pipe.hincrbyfloat(key, "sum", round(sum(values), 6))
 
 
 def observe_delivery(pipe: Any, medium: str, seconds: float) -> None:
@@ -64,9 +71,10 @@ def observe_delivery(pipe: Any, medium: str, seconds: float) -> None:
     observe(pipe, keys.metrics_delivery_seconds(medium), DELIVERY_BUCKETS, max(seconds, 0.0))
 
 
-def observe_batch(pipe: Any, seconds: float) -> None:
-    """The executive processed one batch in `seconds`."""
-    observe(pipe, keys.metrics_batch_seconds(), BATCH_BUCKETS, seconds)
+def observe_batches(pipe: Any, seconds: Sequence[float]) -> None:
+    """The executive processed batches in `seconds` each (one write per bucket, however many batches)."""
+    if seconds:
+        observe_many(pipe, keys.metrics_batch_seconds(), BATCH_BUCKETS, seconds)
 
 
 def count_rejected(pipe: Any, reason: str) -> None:

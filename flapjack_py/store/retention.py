@@ -1,15 +1,22 @@
-"""Retention: deleting a check's state history older than a cutoff (`flapjack purge`, engine.md 8)."""
+"""Retention: deleting a check's state history, and alert records with their rq jobs, older than a cutoff
+(`flapjack purge`, engine.md 8)."""
 
 from __future__ import annotations
 
 import logging
 
 import redis
+from rq import Queue
+from rq.job import Job, JobStatus
 
 from .. import keys
-from .client import text
+from .alerts import trim_alert_indexes
+from .client import str_client, text
 
 log = logging.getLogger(__name__)
+
+CHUNK = 1000  # alerts per round trip
+
 
 
 def purge_check_history(client: redis.Redis, entity: str, check: str, cutoff: int) -> int:
@@ -43,4 +50,34 @@ def _record_keys(entity: str, check: str, ts: str) -> list[str]:
             keys.check_latency_at(entity, check, ts)]
 
 
+def purge_alerts(client: redis.Redis, cutoff: int) -> tuple[int, int]:
+    """Delete the alert records at or before `cutoff`, their index entries, and the rq jobs of those still
+    queued (taken off their queue: nobody delivered them); return (records, jobs) deleted.
 
+    Jobs rq finished or failed expire by their own TTLs (result_ttl, failure_ttl) and are left to rq.
+    """
+    c = str_client(client)
+    ids = list(c.zrangebyscore(keys.alerts(), "-inf", cutoff))
+    jobs = 0
+    for start in range(0, len(ids), CHUNK):
+        jobs += _purge_chunk(c, ids[start:start + CHUNK])
+    trim_alert_indexes(c, cutoff, 0)
+    for key in c.scan_iter(match=keys.alerts_by_time_pattern(), count=CHUNK):
+        c.zremrangebyscore(key, "-inf", cutoff)
+    log.info("purged %d alert records and %d queued rq jobs", len(ids), jobs)
+    return len(ids), jobs
+
+
+def _purge_chunk(c: redis.Redis, ids: list[str]) -> int:
+    pipe = c.pipeline(transaction=False)
+    for alert_id in ids:
+        pipe.hmget(Job.key_for(alert_id), "status", "origin")
+    queued = [(alert_id, origin) for alert_id, (status, origin) in zip(ids, pipe.execute(), strict=True)
+              if status == JobStatus.QUEUED and origin]
+    pipe = c.pipeline(transaction=False)
+    for alert_id, origin in queued:
+        pipe.lrem(Queue.redis_queue_namespace_prefix + origin, 1, alert_id)  # the oldest are at the head
+        pipe.delete(Job.key_for(alert_id))
+    pipe.delete(*(keys.alert(alert_id) for alert_id in ids))
+    pipe.execute()
+    return len(queued)

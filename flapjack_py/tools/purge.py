@@ -1,4 +1,5 @@
-"""`flapjack purge check_history`: delete state records older than a number of days (engine.md 8, deviation D14)."""
+"""`flapjack purge check_history`: delete state records older than a number of days (engine.md 8, deviation D14);
+`flapjack purge alerts`: delete alert records and their undelivered rq jobs older than a number of days."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import click
 
 from ..config import Config
 from ..store import checks as check_store
-from ..store.retention import purge_all
+from ..store.retention import purge_alerts, purge_all
 from .session import redis_client
 
 log = logging.getLogger(__name__)
@@ -50,3 +51,15 @@ def check_history(config: Config, days: int, check_id: str | None) -> None:
     with redis_client(config) as client:
         ids = [check_id] if check_id else check_store.all_check_ids(client)
         click.echo(report(purge_all(client, ids, cutoff)))
+
+
+@purge.command("alerts")
+@click.option("-d", "--days", callback=lambda ctx, param, value: None if value is None else _days(ctx, param, value),
+              help="Purge alert records older than DAYS days ago [default: executive.alert_retention].")
+@click.pass_obj
+def alerts(config: Config, days: int | None) -> None:
+    """Purge alert records (and their rq jobs still queued) older than --days."""
+    age = config.executive.alert_retention if days is None else days * DAY
+    with redis_client(config) as client:
+        records, jobs = purge_alerts(client, int(time.time()) - age)
+    click.echo(f"Purged {records} alert records and {jobs} queued jobs." if records else "Nothing to do")

@@ -62,7 +62,7 @@ def outcome(r: redis.Redis) -> dict[str, Any]:
     for pattern in ("drop_alerts_for_contact:*", "drop_rollup_alerts_for_contact:*", "contact_alerting_checks:*"):
         for key in r.scan_iter(match=pattern):
             value = (r.zrange(key, 0, -1, withscores=True) if r.type(key) == b"zset" else r.get(key))
-            bookkeeping[key.decode()] = (value, r.ttl(key))
+            bookkeeping[key.decode()] = (value, round(r.ttl(key) / 60))  # minutes: real seconds pass between runs
     queues = {q: r.llen(f"rq:queue:{q}") for q in ("email", "sms", "jabber")}
     return {"alerts": Counter(alerts), "bookkeeping": bookkeeping, "queues": queues}
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from flapjack_py import keys
+from flapjack_py.config import load_config
+from tests.alerting import enqueue_like_notifier
 
 START = 1_700_000_000
 DAY = 86400
@@ -77,3 +81,47 @@ def test_bad_arguments(flapjack, real_r, history, args, message):
     assert result.exit_code == 2
     assert message in result.stderr
     assert len(states(real_r, "web", "HTTP")) == 3
+
+
+# --- flapjack purge alerts --------------------------------------------------------
+
+
+def queue_alert(client, at: int, **over):
+    """An alert recorded and queued at `at` as the notifier does it; returns its id."""
+    alert = {"id": f"alert-{at}-{over.get('contact', 'c1')}", "timestamp": at, "contact": "c1", "media": "email",
+             "address": "ada@example.com", "check": "foo:ping", "type": "problem", "rollup": "", "state": "critical",
+             "contact_id": "c1", "event_id": "foo:ping", "summary": "down", "time": at, "tags": [], **over}
+    enqueue_like_notifier(client, load_config({"gateways": {"email": {"enabled": True}}}), alert)
+    return alert["id"]
+
+
+@pytest.fixture
+def alert_history(real_r, clock):
+    """Alerts 40 days old (one already delivered: its job finished) and 1 day old."""
+    old = [queue_alert(real_r, START - 40 * DAY), queue_alert(real_r, START - 40 * DAY, contact="c2")]
+    real_r.hset(f"rq:job:{old[1]}", "status", "finished")
+    real_r.lrem("rq:queue:email", 1, old[1])  # a worker took it
+    new = queue_alert(real_r, START - DAY)
+    return old, new
+
+
+def test_purge_alerts_older_than_the_retention_with_their_queued_jobs(flapjack, real_r, alert_history, clock):
+    old, new = alert_history
+    result = flapjack("purge", "alerts")  # executive.alert_retention: 30 days
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "Purged 2 alert records and 1 queued jobs.\n"
+    assert not real_r.exists(*(keys.alert(i) for i in old)) and real_r.exists(keys.alert(new))
+    assert real_r.lrange("rq:queue:email", 0, -1) == [new.encode()]
+    assert not real_r.exists(f"rq:job:{old[0]}") and real_r.exists(f"rq:job:{new}")
+    assert real_r.exists(f"rq:job:{old[1]}")  # finished: rq's result_ttl removes it
+    for index in ("alerts", "alerts_by_contact:c1", "alerts_by_contact:c1:email", "alerts_by_check:foo:ping"):
+        assert real_r.zrange(index, 0, -1) == [new.encode()], index
+    by_time = [k for k in real_r.scan_iter(match="alerts_by_time:*") if real_r.zcard(k)]
+    assert by_time == [b"alerts_by_time:" + time.strftime("%Y%m%d", time.gmtime(START - DAY)).encode()]
+
+
+def test_purge_alerts_with_days_0_leaves_no_alert_and_no_queued_job(flapjack, real_r, alert_history, clock):
+    result = flapjack("purge", "alerts", "--days", "0")
+    assert result.stdout == "Purged 3 alert records and 2 queued jobs.\n"
+    assert not list(real_r.scan_iter(match="alert:*")) and real_r.llen("rq:queue:email") == 0
+    assert flapjack("purge", "alerts", "-d", "0").stdout == "Nothing to do\n"

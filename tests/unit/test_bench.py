@@ -14,7 +14,7 @@ from flapjack_py.bench.reference import Reference, Sample
 from flapjack_py.bench.runner import report
 from flapjack_py.bench.scenarios import Run, ThroughputResult
 from flapjack_py.bench.servers import choose_placement
-from flapjack_py.bench.workload import everyone_fails, population_for, round_robin
+from flapjack_py.bench.workload import everyone_fails, notifications_of_flapping, population_for, round_robin
 from flapjack_py.errors import BenchError
 from flapjack_py.events import parse_event
 
@@ -49,6 +49,22 @@ def test_round_robin_remembers_the_last_state_sent_per_check() -> None:
     assert len(work.raws) == 30 and work.notifying == 3  # check 0 at n=0,20; check 10 at n=10
     assert work.last[("bench-0000.example.com", "check-00")] == "ok"
     assert work.last[("bench-0001.example.com", "check-00")] == "critical"
+
+
+def test_flapping_checks_and_their_event_counts() -> None:
+    assert population_for(20, True).flapping_checks(30) == {("bench-0000.example.com", "check-00"): 2,
+                                                             ("bench-0001.example.com", "check-00"): 1}
+
+
+@pytest.mark.parametrize(("times", "made"), [
+    ([10, 11, 12, 13], 4),  # one flap a second: every event notifies (bench.md's 6 alerts per flapping event)
+    ([10, 10, 10, 10], 3),  # critical, ok, critical, ok in one second: the recovery ties the problem, then wins
+    ([10, 11, 11, 12, 13], 4),  # ok and critical in second 11: the ok at 12 is not notified, the critical at 13 is
+    ([10, 10, 11, 11], 4),  # critical then ok in one second: the recovery is notified
+    ([], 0),
+])
+def test_flapping_notifications_follow_the_same_second_tie_rule(times: list[int], made: int) -> None:
+    assert notifications_of_flapping(times) == made
 
 
 def test_events_are_valid_contract_events_of_about_350_bytes() -> None:

@@ -1,0 +1,81 @@
+"""A notification's alerts share texts where their templates read nothing that differs between them
+(flapjack_py.render's `shared`), and never where it would differ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flapjack_py import render
+from flapjack_py.config import load_config
+
+ALERT = {"id": "1", "timestamp": 1_800_000_000, "contact": "ada", "media": "email", "address": "ada@x",
+         "check": "web:http", "type": "problem", "rollup": None, "state": "critical", "contact_id": "ada",
+         "contact_first_name": "Ada", "contact_last_name": "L", "event_id": "web:http", "event_hash": "abcd1234",
+         "summary": "down", "details": "", "time": 1_800_000_000, "duration": None, "last_state": "ok",
+         "last_summary": "up", "state_duration": 0, "tags": ["a"], "notification_type": "problem", "event_count": 7}
+CONFIG = load_config({})
+
+
+def for_contact(alert: dict, n: int, **over: object) -> dict:
+    return dict(alert, id=str(n), contact=f"c{n}", contact_id=f"c{n}", address=f"a{n}@x",
+                contact_first_name=f"Name{n}", contact_last_name=f"Last{n}", **over)
+
+
+@pytest.mark.parametrize("field", sorted(render.PER_CONTACT_FIELDS))
+def test_only_the_listed_template_variables_come_from_a_per_contact_field(field: str) -> None:
+    """If alert_context starts deriving a variable from a per-contact field, PER_CONTACT_FIELDS must say so."""
+    before = render.alert_context(ALERT)
+    after = render.alert_context(dict(ALERT, **{field: "changed"}))
+    changed = {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
+    assert changed == {field, *render.PER_CONTACT_FIELDS[field]}
+
+
+@pytest.fixture()
+def renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    done: list[str] = []
+    real = render._render_texts
+    monkeypatch.setattr(render, "_render_texts", lambda alert, *rest: done.append(alert["id"]) or real(alert, *rest))
+    return done
+
+
+def test_sms_is_rendered_once_per_notification_email_once_per_name(renders: list[str]) -> None:
+    shared: dict = {}
+    sms = [render.render_alert(for_contact(dict(ALERT, media="sms"), n), CONFIG, shared) for n in range(3)]
+    assert len(renders) == 1 and len(set(sms)) == 1
+    assert sms[0] == render.render_alert(for_contact(dict(ALERT, media="sms"), 0), CONFIG)  # as without sharing
+    email = [render.render_alert(for_contact(ALERT, n), CONFIG, shared) for n in range(3)]
+    assert len(renders) == 5
+    assert [body.splitlines()[0] for _, body in email] == ["Hi Name0", "Hi Name1", "Hi Name2"]
+    again = render.render_alert(for_contact(ALERT, 1), CONFIG, shared)
+    assert again == email[1] and len(renders) == 5
+
+
+def test_a_rollup_decision_gets_its_own_text(renders: list[str]) -> None:
+    shared: dict = {}
+    plain = render.render_alert(for_contact(dict(ALERT, media="sms"), 0), CONFIG, shared)
+    rollup = render.render_alert(for_contact(dict(ALERT, media="sms"), 1, rollup="problem", rollup_threshold=2,
+                                             rollup_alerts={"web:http": {"state": "critical", "duration": 5}}),
+                                 CONFIG, shared)
+    other = render.render_alert(for_contact(dict(ALERT, media="sms"), 2, rollup="problem", rollup_threshold=2,
+                                            rollup_alerts={"web:db": {"state": "warning", "duration": 5}}),
+                                CONFIG, shared)
+    assert len({plain, rollup, other}) == 3 and len(renders) == 3
+
+
+def test_an_override_that_reads_a_per_contact_field_is_rendered_per_alert(renders: list[str], tmp_path: Path) -> None:
+    (tmp_path / "alert.text").write_text("to {{ address }}: {{ summary }}")
+    config = load_config({"gateways": {"sms": {"templates": str(tmp_path)}}})
+    shared: dict = {}
+    texts = [render.render_alert(for_contact(dict(ALERT, media="sms"), n), config, shared)[1] for n in range(3)]
+    assert texts == ["to a0@x: down", "to a1@x: down", "to a2@x: down"] and len(renders) == 3
+
+
+def test_an_override_that_includes_another_template_is_not_shared(renders: list[str], tmp_path: Path) -> None:
+    (tmp_path / "alert.text").write_text("{% include 'rollup.text' %}")
+    (tmp_path / "rollup.text").write_text("{{ contact }}")
+    config = load_config({"gateways": {"sms": {"templates": str(tmp_path)}}})
+    shared: dict = {}
+    texts = [render.render_alert(for_contact(dict(ALERT, media="sms"), n), config, shared)[1] for n in range(2)]
+    assert texts == ["c0", "c1"]

@@ -1,0 +1,59 @@
+"""Prepared rq jobs (flapjack_py.rq_jobs) are what rq's own enqueue_many writes, field by field."""
+
+from __future__ import annotations
+
+import fakeredis
+import pytest
+from rq import Queue
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+from flapjack_py import delivery
+from flapjack_py.rq_jobs import JobTemplate, TemplateMismatch
+
+RECORD = {"id": "a1b2", "media": "email", "contact": "ada", "address": "ada@example.com", "summary": "disk full",
+          "tags": ["x", "y"], "timestamp": 1_800_000_000, "rollup_alerts": {"e:c": {"state": "critical"}}}
+
+
+def written(r: fakeredis.FakeRedis) -> dict[bytes, object]:
+    """Every key with its value; job times left out (each write stamps its own)."""
+    out: dict[bytes, object] = {}
+    for key in r.keys():
+        kind = r.type(key)
+        if kind == b"hash":
+            out[key] = {k: v for k, v in r.hgetall(key).items() if k not in (b"created_at", b"enqueued_at")}
+        elif kind == b"list":
+            out[key] = r.lrange(key, 0, -1)
+        else:
+            out[key] = r.smembers(key)
+    return out
+
+
+@pytest.mark.parametrize("retry", [(3, (10, 30, 60)), None])
+def test_prepared_jobs_are_written_as_rq_writes_them(retry: delivery.RetrySetting) -> None:
+    by_rq, ours = fakeredis.FakeRedis(), fakeredis.FakeRedis()
+    records = [RECORD, dict(RECORD, id="c3d4", contact="bob")]
+    with by_rq.pipeline() as pipe:
+        Queue("email", connection=by_rq, serializer=JSONSerializer).enqueue_many(
+            [delivery.job_data(r, retry) for r in records], pipeline=pipe)
+        pipe.execute()
+    with ours.pipeline() as pipe:
+        delivery.enqueue_jobs(ours, pipe, [delivery.JobData("email", r, retry) for r in records])
+        pipe.execute()
+    assert written(ours) == written(by_rq)
+    assert len(written(ours)) == 4  # two job hashes, the queue, rq:queues
+    job = Job.fetch("c3d4", connection=ours, serializer=JSONSerializer)
+    assert list(job.args) == [dict(RECORD, id="c3d4", contact="bob")] and job.func_name == delivery.DELIVER_FUNC
+    assert job.enqueued_at is not None and job.created_at is not None
+    assert job.retries_left == (retry[0] if retry else None)
+
+
+def test_an_rq_that_writes_something_else_is_refused() -> None:
+    class Odd(Queue):
+        def enqueue_many(self, job_datas, pipeline=None, group_id=None):  # type: ignore[no-untyped-def]
+            pipeline.zadd("rq:unexpected", {"x": 1})
+            return []
+
+    queue = Odd("email", connection=fakeredis.FakeRedis(), serializer=JSONSerializer)
+    with pytest.raises(TemplateMismatch):
+        JobTemplate(queue, delivery.job_data(RECORD, None))
