@@ -65,16 +65,18 @@ class Population:
 
 
 def notifications_of_flapping(times: list[int]) -> int:
-    """Notifications a flapping check makes for events at `times` (critical, ok, critical, ... each a state
-    change, nothing notified before), by engine.md 3.0/3.1 on their own: every critical notifies; an ok
-    notifies only when the last notification was the critical, and a recovery and a problem in the same
-    second tie towards the recovery, so ok-critical-ok within one second notifies the second ok no more."""
-    made, last_problem, last_recovery = 0, None, None
+    """Notifications that alert people for a flapping check's events at `times` (critical, ok, critical, ...
+    each a state change, nothing notified before), by engine.md 3.0/3.1 and 5.5 on their own: every critical
+    is notified; an ok only when the last notification was the critical (a recovery and a problem in the same
+    second tie towards the recovery, so ok-critical-ok within one second does not notify the second ok). A
+    problem alert sets the contact's interval key (the bench's interval 0 means the default 900 s) and only
+    an alerted recovery clears it, so the critical after an unnotified ok is notified but alerts nobody."""
+    made, last_problem, last_recovery, held = 0, None, None, False
     for n, at in enumerate(times):
         if n % 2 == 0:
-            made, last_problem = made + 1, at
+            made, last_problem, held = made + (0 if held else 1), at, True
         elif last_problem is not None and (last_recovery is None or last_problem > last_recovery):
-            made, last_recovery = made + 1, at
+            made, last_recovery, held = made + 1, at, False
     return made
 
 

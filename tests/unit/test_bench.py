@@ -59,11 +59,14 @@ def test_flapping_checks_and_their_event_counts() -> None:
 @pytest.mark.parametrize(("times", "made"), [
     ([10, 11, 12, 13], 4),  # one flap a second: every event notifies (bench.md's 6 alerts per flapping event)
     ([10, 10, 10, 10], 3),  # critical, ok, critical, ok in one second: the recovery ties the problem, then wins
-    ([10, 11, 11, 12, 13], 4),  # ok and critical in second 11: the ok at 12 is not notified, the critical at 13 is
+    ([10, 11, 11, 12, 13], 3),  # ok and critical in second 11: the ok at 12 is not notified, so the critical at
+    #                             13 is notified but held back by the interval key the critical at 11 set
+    ([10, 11, 11, 12, 13, 14], 4),  # the ok at 14 is notified (last problem 13 > last recovery 11), clearing it
+    ([10, 10, 10, 10, 11, 12], 4),  # after the tie the critical at 11 alerts nobody, the ok at 12 does
     ([10, 10, 11, 11], 4),  # critical then ok in one second: the recovery is notified
     ([], 0),
 ])
-def test_flapping_notifications_follow_the_same_second_tie_rule(times: list[int], made: int) -> None:
+def test_flapping_alerts_follow_the_same_second_tie_rule_and_the_interval_key(times: list[int], made: int) -> None:
     assert notifications_of_flapping(times) == made
 
 
