@@ -1,7 +1,8 @@
-"""Triage of checks for the overview (pure): what makes a failing check handled, the filters a responder
-combines (state, entity, check, tag, summary text) and the sort orders of the lists.
+"""Triage of checks for the overview (pure): the filters a responder combines (state, entity, check, tag,
+summary text) and the sort orders of the lists (what makes a failing check handled: flapjack_py.rows).
 
-Facts in (read by flapjack_py.store.triage), filtered and ordered lists out; no Redis, no clock.
+Rows in (flapjack_py.rows.CheckRow, read by flapjack_py.store.triage), filtered and ordered lists out; no
+Redis, no clock.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .events import FAILURE_STATES, derived_tags
+from .events import derived_tags
+from .rows import CheckRow
 
 MAX_TEXT = 200
 """Longest filter text used (entity, check, tag, summary), in characters."""
@@ -27,51 +29,6 @@ STATE_FILTERS = {
 
 SORTS = ("severity", "entity", "check", "summary", "duration", "updated")
 """Columns a list sorts by; `severity` (worst first, then longest in that state) is the default."""
-
-
-@dataclass(slots=True)
-class CheckFacts:
-    """What triage knows about one check: state, texts, times, and what handles it (slots, not frozen: the
-    overview builds thousands of them per request)."""
-
-    entity: str
-    check: str
-    state: str | None
-    summary: str
-    last_change: int | None
-    last_update: int | None
-    failing_since: int | None
-    acknowledged: bool
-    scheduled: bool
-    enabled: bool
-
-    @property
-    def id(self) -> str:
-        return f"{self.entity}:{self.check}"
-
-    @property
-    def failing(self) -> bool:
-        return self.state in FAILURE_STATES
-
-    @property
-    def handled(self) -> bool:
-        """Failing, and someone or something is on it: acknowledged, in maintenance or disabled."""
-        return self.failing and is_handled(self.acknowledged, self.scheduled, self.enabled)
-
-    @property
-    def unhandled(self) -> bool:
-        return self.failing and not self.handled
-
-    @property
-    def since(self) -> int | None:
-        """Start of what the list shows as its duration: failing since, else the last state change."""
-        return self.failing_since if self.failing and self.failing_since else self.last_change
-
-
-def is_handled(acknowledged: bool, scheduled: bool, enabled: bool) -> bool:
-    """A failing check is handled when acknowledged, in scheduled maintenance or disabled (the one definition
-    behind the overview's split and the flapjack_checks_unhandled gauge)."""
-    return acknowledged or scheduled or not enabled
 
 
 @dataclass(frozen=True)
@@ -135,14 +92,14 @@ def name_matcher(flt: Filter, tagged: Collection[str] = ()) -> Callable[[str], b
     return matches
 
 
-def facts_match(flt: Filter, facts: CheckFacts) -> bool:
+def facts_match(flt: Filter, facts: CheckRow) -> bool:
     """True when `facts` pass the filter's state and summary text parts."""
     if flt.text and flt.text.lower() not in facts.summary.lower():
         return False
     return _state_match(flt.state, facts) if flt.state else True
 
 
-def _state_match(state: str, f: CheckFacts) -> bool:
+def _state_match(state: str, f: CheckRow) -> bool:
     tests: dict[str, Callable[[], bool]] = {
         "failing": lambda: f.failing, "unhandled": lambda: f.unhandled, "handled": lambda: f.handled,
         "acknowledged": lambda: f.acknowledged, "maintenance": lambda: f.scheduled,
@@ -151,9 +108,9 @@ def _state_match(state: str, f: CheckFacts) -> bool:
     return tests[state]() if state in tests else f.state == state
 
 
-def sort_facts(rows: Iterable[CheckFacts], sort: str = "severity", descending: bool = False) -> list[CheckFacts]:
+def sort_facts(rows: Iterable[CheckRow], sort: str = "severity", descending: bool = False) -> list[CheckRow]:
     """Rows in the order of column `sort` (SORTS), entity and check breaking ties."""
-    keys: dict[str, Callable[[CheckFacts], Any]] = {
+    keys: dict[str, Callable[[CheckRow], Any]] = {
         "severity": lambda f: (_rank(f), f.since or 0),
         "entity": lambda f: f.entity.lower(),
         "check": lambda f: f.check.lower(),
@@ -174,10 +131,10 @@ def sort_ids(ids: Iterable[str], sort: str, descending: bool = False) -> list[st
     return sorted(ids, key=split, reverse=descending)
 
 
-def split_problems(rows: Sequence[CheckFacts]) -> tuple[list[CheckFacts], list[CheckFacts]]:
+def split_problems(rows: Sequence[CheckRow]) -> tuple[list[CheckRow], list[CheckRow]]:
     """The failing rows split into (unhandled, handled), order kept."""
     return [r for r in rows if r.unhandled], [r for r in rows if r.handled]
 
 
-def _rank(f: CheckFacts) -> int:
+def _rank(f: CheckRow) -> int:
     return SEVERITY_RANK.get(f.state or "", 4)

@@ -16,7 +16,7 @@ import redis
 
 from .. import keys
 from ..events import FAILURE_STATES
-from ..triage import is_handled
+from ..rows import is_handled
 from .client import str_client, to_int
 from .events import queue_length
 

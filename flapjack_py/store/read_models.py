@@ -1,6 +1,6 @@
-"""Read models of the web UI: check rows, one check in full, alert history.
+"""Read models of the web UI: check rows (flapjack_py.rows), one check in full, alert history.
 
-Each function reads in one or two pipelined round trips and returns plain
+Each function reads in a few pipelined round trips and returns plain
 dataclasses for the templates. Every client here replies with str (see web.ui.context.db).
 """
 
@@ -9,16 +9,17 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import redis
 
 from .. import keys
-from ..events import FAILURE_STATES
+from ..rows import Alert, CheckRow
 from . import alerts as alert_store
 from . import contacts as contact_store
 from . import maintenance as maint
+from . import triage as triage_store
 from .client import text, to_int
 
 log = logging.getLogger(__name__)
@@ -28,55 +29,6 @@ ROW_ALERTS = 3
 
 NOTIFICATION_SHOWN = ("problem", "recovery", "acknowledgement", "test")
 """Kinds of last_<kind>_notification shown on a check's page."""
-
-
-@dataclass
-class Alert:
-    """One alert:ID record, plus the contact's name when known."""
-
-    id: str
-    timestamp: int | None
-    contact: str
-    contact_name: str
-    media: str
-    address: str
-    check: str
-    type: str
-    rollup: str
-    state: str
-    subject: str
-    status: str
-    error: str = ""
-    delivered_at: int | None = None
-
-    @property
-    def entity(self) -> str:
-        return keys.split_check_id(self.check)[0]
-
-    @property
-    def check_name(self) -> str:
-        return keys.split_check_id(self.check)[1]
-
-
-@dataclass
-class CheckRow:
-    """What a list shows about one check."""
-
-    entity: str
-    check: str
-    state: str | None
-    summary: str
-    last_change: int | None
-    last_update: int | None
-    failing_since: int | None
-    enabled: bool
-    scheduled: bool
-    unscheduled: bool
-    alerts: list[Alert] = field(default_factory=list)
-
-    @property
-    def failing(self) -> bool:
-        return self.state in FAILURE_STATES
 
 
 @dataclass
@@ -112,28 +64,21 @@ class CheckDetail:
 
 
 def check_rows(client: redis.Redis, check_ids: Sequence[str], alerts_per_check: int = ROW_ALERTS) -> list[CheckRow]:
-    """Rows for `check_ids` (E:C), in that order, with their latest alerts; two round trips."""
+    """Rows of `check_ids` (E:C), in that order, with their latest alerts; four round trips."""
     p = client.pipeline(transaction=False)
     for check_id in check_ids:
-        e, c = keys.split_check_id(check_id)
-        p.hmget(keys.check(e, c), "state", "summary", "last_change", "last_update")
         p.zscore(keys.failed_checks(), check_id)
-        p.zscore(keys.current_checks(e), c)
-        p.exists(keys.maintenance(e, c, maint.SCHEDULED))
-        p.exists(keys.maintenance(e, c, maint.UNSCHEDULED))
-        p.zrevrange(keys.alerts_by_check(e, c), 0, alerts_per_check - 1)
-    replies = p.execute()
-    rows, alert_ids = [], []
-    for i, check_id in enumerate(check_ids):
-        (state, summary, change, update), failing, current, sched, unsched, ids = replies[6 * i:6 * i + 6]
-        e, c = keys.split_check_id(check_id)
-        rows.append(CheckRow(e, c, state or None, summary or "", to_int(change), to_int(update),
-                             _int(failing), current is not None, bool(sched), bool(unsched)))
-        alert_ids.append(ids)
+    since = {i: int(s) for i, s in zip(check_ids, p.execute(), strict=True) if s is not None}
+    rows = triage_store.load_facts(client, check_ids, since)
+    return with_alerts(client, rows, triage_store.latest_alert_ids(client, check_ids, alerts_per_check))
+
+
+def with_alerts(client: redis.Redis, rows: Sequence[CheckRow], alert_ids: Sequence[Sequence[str]]) -> list[CheckRow]:
+    """`rows`, each given the alerts of its list in `alert_ids` (newest first) that still exist; one round trip."""
     found = {a.id: a for a in load_alerts(client, [i for ids in alert_ids for i in ids])}
     for row, ids in zip(rows, alert_ids, strict=True):
         row.alerts = [found[i] for i in ids if i in found]
-    return rows
+    return list(rows)
 
 
 def entity_check_ids(client: redis.Redis, entity: str) -> list[str]:
@@ -238,5 +183,3 @@ def _perfdata(text: str | None) -> list[dict[str, str]]:
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
-def _int(score: float | None) -> int | None:
-    return None if score is None else int(score)

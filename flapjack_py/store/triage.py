@@ -10,7 +10,7 @@ from typing import Any
 import redis
 
 from .. import keys, scripts
-from ..triage import CheckFacts
+from ..rows import CheckRow
 from .client import registered_script, str_client, to_int
 from .entities import entity_check_names, entity_ids_with_tag
 from .maintenance import SCHEDULED, UNSCHEDULED
@@ -25,15 +25,15 @@ def failing_since(client: redis.Redis) -> dict[str, int]:
 
 
 def load_facts(client: redis.Redis, check_ids: Sequence[str], since: Mapping[str, int],
-               handling: bool = True) -> list[CheckFacts]:
-    """CheckFacts of `check_ids`, in that order; `since` gives failing times (failing_since).
+               handling: bool = True) -> list[CheckRow]:
+    """The rows of `check_ids` (without alerts), in that order; `since` gives failing times (failing_since).
 
     `handling=False` reads only the check hashes (a quarter of the work, for filtering and sorting
     thousands of checks): acknowledged and scheduled then read False and enabled True.
     """
     c = str_client(client)
     script = registered_script(c, scripts.TRIAGE_FACTS)
-    found: list[CheckFacts] = []
+    found: list[CheckRow] = []
     for start in range(0, len(check_ids), CHUNK):
         chunk = check_ids[start:start + CHUNK]
         pairs = [keys.split_check_id(i) for i in chunk]
@@ -65,13 +65,13 @@ def _keys(entity: str, check: str) -> tuple[str, str, str, str]:
             keys.maintenance(entity, check, UNSCHEDULED))
 
 
-def _facts(entity: str, check: str, reply: list[Any], since: int | None) -> CheckFacts:
+def _facts(entity: str, check: str, reply: list[Any], since: int | None) -> CheckRow:
     state, summary, change, update = reply[:4]
     if len(reply) < 7:
-        return CheckFacts(entity, check, state or None, summary or "", _int(change), _int(update), since,
+        return CheckRow(entity, check, state or None, summary or "", _int(change), _int(update), since,
                           acknowledged=False, scheduled=False, enabled=True)
     score, scheduled, unscheduled = reply[4:7]
-    return CheckFacts(entity, check, state or None, summary or "", _int(change), _int(update), since,
+    return CheckRow(entity, check, state or None, summary or "", _int(change), _int(update), since,
                       acknowledged=bool(unscheduled), scheduled=bool(scheduled), enabled=score is not None)
 
 

@@ -7,15 +7,16 @@ from typing import Any
 import pytest
 
 from flapjack_py import triage
-from flapjack_py.triage import CheckFacts, Filter, parse_filter
+from flapjack_py.rows import CheckRow
+from flapjack_py.triage import Filter, parse_filter
 
 
-def facts(entity: str = "web-01", check: str = "HTTP", state: str | None = "critical", **over: Any) -> CheckFacts:
+def facts(entity: str = "web-01", check: str = "HTTP", state: str | None = "critical", **over: Any) -> CheckRow:
     values: dict[str, Any] = {"summary": f"{check} is {state}", "last_change": 1000, "last_update": 2000,
                               "failing_since": 1000 if state in ("critical", "warning", "unknown") else None,
                               "acknowledged": False, "scheduled": False, "enabled": True}
     values.update(over)
-    return CheckFacts(entity, check, state, **values)
+    return CheckRow(entity, check, state, **values)
 
 
 @pytest.mark.parametrize(("over", "handled"), [

@@ -16,10 +16,11 @@ import redis
 from flask import request, url_for
 
 from flapjack_py import triage
+from flapjack_py.rows import CheckRow
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import read_models as queries
 from flapjack_py.store import triage as store
-from flapjack_py.triage import CheckFacts, Filter
+from flapjack_py.triage import Filter
 
 from . import bp, paging
 
@@ -38,9 +39,9 @@ class Overview:
     """What the overview shows: the filter, the two problem lists, every matching check, known tags."""
 
     filter: Filter
-    unhandled: paging.Page[queries.CheckRow]
-    handled: paging.Page[queries.CheckRow]
-    checks: paging.Page[queries.CheckRow]
+    unhandled: paging.Page[CheckRow]
+    handled: paging.Page[CheckRow]
+    checks: paging.Page[CheckRow]
     tags: list[str]
 
 
@@ -73,14 +74,14 @@ def matching_ids(client: redis.Redis, args: Mapping[str, str]) -> list[str]:
 
 
 def _every_check(client: redis.Redis, flt: Filter, candidates: list[str], since: dict[str, int],
-                 problems: Sequence[CheckFacts]) -> paging.Page[queries.CheckRow]:
+                 problems: Sequence[CheckRow]) -> paging.Page[CheckRow]:
     """The page of the list of every matching check; ordered by entity unless another column is chosen.
 
     Only a state or summary filter, or a sort by a column other than the names, reads every candidate.
     """
     sort = "entity" if flt.sort == "severity" else flt.sort
     if flt.state in FAILING_STATES:
-        rows: Sequence[CheckFacts] = triage.sort_facts(problems, sort, flt.descending)
+        rows: Sequence[CheckRow] = triage.sort_facts(problems, sort, flt.descending)
     elif flt.state or flt.text or sort not in ("entity", "check"):
         facts = store.load_facts(client, candidates, since, handling=flt.state in HANDLING_STATES)
         ordered = triage.sort_facts([f for f in facts if triage.facts_match(flt, f)], sort, flt.descending)
@@ -104,16 +105,11 @@ def _matcher(client: redis.Redis, flt: Filter) -> Callable[[str], bool]:
     return triage.name_matcher(flt, store.tagged_check_ids(client, flt.tag) if flt.tag else ())
 
 
-def _rows(client: redis.Redis, page: paging.Page[CheckFacts], alerts: int = 0) -> paging.Page[queries.CheckRow]:
-    """The page's facts as the rows the templates draw, with each check's latest `alerts` alerts."""
-    rows = [queries.CheckRow(f.entity, f.check, f.state, f.summary, f.last_change, f.last_update, f.failing_since,
-                             f.enabled, f.scheduled, f.acknowledged) for f in page.items]
-    if alerts and rows:
-        ids = store.latest_alert_ids(client, [f.id for f in page.items], alerts)
-        found = {a.id: a for a in queries.load_alerts(client, [i for chunk in ids for i in chunk])}
-        for row, chunk in zip(rows, ids, strict=True):
-            row.alerts = [found[i] for i in chunk if i in found]
-    return paging.Page(rows, page.number, page.pages, page.total, page.args)
+def _rows(client: redis.Redis, page: paging.Page[CheckRow], alerts: int = 0) -> paging.Page[CheckRow]:
+    """The page's rows with each check's latest `alerts` alerts."""
+    if alerts and page.items:
+        queries.with_alerts(client, page.items, store.latest_alert_ids(client, [r.id for r in page.items], alerts))
+    return page
 
 
 @bp.app_template_global()
