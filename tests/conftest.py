@@ -4,6 +4,7 @@
 the fast loop. `real_r` is a client of a real redis-server started once per test
 session through flapjack_py.embedded_redis, flushed after each test.
 `clock` moves time with time-machine and shifts Redis TTLs by the same amount.
+`browser`, `page` and `base_url`: a real chromium, and the directory's `app` fixture served to it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import fakeredis
 import pytest
@@ -18,6 +20,7 @@ import redis
 import time_machine
 
 from flapjack_py.embedded_redis import EmbeddedRedis
+from tests import browser as browsers
 
 START = 1_700_000_000  # 2023-11-14 22:13:20 UTC, a Tuesday
 SERVER_FIXTURES = frozenset({"redis_server", "real_r", "smtp_server", "prosody"})
@@ -104,3 +107,28 @@ def clock(request: pytest.FixtureRequest) -> Iterator[Clock]:
     clients = [request.getfixturevalue(name) for name in ("r", "real_r") if name in request.fixturenames]
     with time_machine.travel(START, tick=False) as traveller:
         yield Clock(traveller, clients)
+
+
+# --- real browser (Debian chromium through Playwright; helpers and marks in tests/browser.py) ----------
+
+
+@pytest.fixture
+def base_url(app: Any) -> Iterator[str]:
+    """The directory's `app` fixture served on 127.0.0.1, a free port, in a thread."""
+    with browsers.serving_app(app) as url:
+        yield url
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """A headless chromium for one test (contexts and pages: browser.new_context())."""
+    with browsers.chromium() as found:
+        yield found
+
+
+@pytest.fixture
+def page(base_url: str, browser: Any) -> Any:
+    """A 1400 x 900 tab of `browser`, the app served at `base_url` (closed after the browser)."""
+    tab = browser.new_page(viewport={"width": 1400, "height": 900})
+    tab.set_default_timeout(browsers.TIMEOUT_MS)
+    return tab

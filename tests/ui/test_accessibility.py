@@ -4,10 +4,7 @@ sideways and every control is at least 44 px high; the skip link and keyboard fo
 
 from __future__ import annotations
 
-import os
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +12,9 @@ import pytest
 
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import rules as rule_store
+from tests.browser import BROWSER_TEST
 
 from .conftest import World
-from .test_browser import ARGS, CHROMIUM
 
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -25,8 +22,7 @@ PHONE = {"width": 360, "height": 740}
 TAP = 44
 """Smallest height of a control people tap, in CSS pixels."""
 
-pytestmark = [pytest.mark.real, pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent (apt-get install chromium)")]
+pytestmark = BROWSER_TEST
 
 
 @pytest.fixture
@@ -53,27 +49,6 @@ def pages(world: World) -> list[str]:
     return ["/", "/?entity=web-01&state=critical", "/checks/web-01.example.com/HTTP port 80", "/checks/web-01.example.com/Load", "/entities",
             "/entities/web-01.example.com", "/contacts", "/contacts/ann", "/contacts/ann/rules/new",
             f"/contacts/ann/rules/{rule_id}", "/alerts", "/status", "/login", "/no/such/page"]
-
-
-@pytest.fixture
-def base_url(app: Any) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(5)
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        found = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield found
-        found.close()
 
 
 def axe_problems(page: Any) -> list[str]:

@@ -3,49 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
-import threading
-from collections.abc import Iterator
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from flapjack_py import keys
+from tests.browser import BROWSER_TEST, expect
 
 from .conftest import World
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOT = "/tmp/flapjack-ui-front.png"
 
-pytestmark = [pytest.mark.real, pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent (apt-get install chromium)")]
-
-
-@pytest.fixture
-def base_url(app) -> Iterator[str]:
-    """The app served by werkzeug on 127.0.0.1, a free port, in a thread."""
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(5)
-
-
-@pytest.fixture
-def page(base_url: str) -> Iterator[object]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        tab = browser.new_page(viewport={"width": 1400, "height": 900})
-        tab.set_default_timeout(15_000)
-        yield tab
-        browser.close()
+pytestmark = BROWSER_TEST
 
 
 @pytest.fixture
@@ -86,22 +56,14 @@ def test_acknowledge_from_the_check_page_queues_the_ack(three_checks: World, pag
         ("action", "acknowledgement", "HTTP port 80", 1800, "Ann is on it")
 
 
-def test_times_show_in_the_viewers_zone_with_utc_on_hover(three_checks: World, base_url: str) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        tab = browser.new_context(timezone_id="Asia/Tokyo", locale="en-GB").new_page()
-        tab.goto(base_url + "/checks/web-01.example.com/HTTP port 80")
-        generated = tab.locator("footer time.local")
-        moment = datetime.fromisoformat(generated.get_attribute("datetime").replace("Z", "+00:00"))
-        assert generated.get_attribute("title") == moment.strftime("%Y-%m-%d %H:%M:%S UTC")
-        tokyo = moment.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%H:%M:%S")
-        assert tokyo in generated.inner_text() and "UTC" not in generated.inner_text()
-        browser.close()
-
-
-def expect(locator):  # noqa: ANN001,ANN201  (playwright is imported only when the browser tests run)
-    return pytest.importorskip("playwright.sync_api").expect(locator)
+def test_times_show_in_the_viewers_zone_with_utc_on_hover(three_checks: World, browser, base_url: str) -> None:
+    tab = browser.new_context(timezone_id="Asia/Tokyo", locale="en-GB").new_page()
+    tab.goto(base_url + "/checks/web-01.example.com/HTTP port 80")
+    generated = tab.locator("footer time.local")
+    moment = datetime.fromisoformat(generated.get_attribute("datetime").replace("Z", "+00:00"))
+    assert generated.get_attribute("title") == moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    tokyo = moment.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%H:%M:%S")
+    assert tokyo in generated.inner_text() and "UTC" not in generated.inner_text()
 
 
 def test_live_updates_never_wipe_a_half_typed_acknowledgement(three_checks: World, page, base_url: str) -> None:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from flapjack_py.store import samples
+from tests.browser import BROWSER_TEST, expect
 
 from .conftest import World
-from .test_browser import CHROMIUM, base_url, expect, page  # noqa: F401  (fixtures)
 
-pytestmark = [pytest.mark.real, pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")]
+pytestmark = BROWSER_TEST
 
 E, C = "web-01.example.com", "HTTP port 80"
 COLOURS = {"ok": "#2e7d32", "warning": "#f9a825", "critical": "#c62828"}
@@ -45,7 +43,7 @@ def history(world: World, clock) -> World:
 
 
 @pytest.mark.parametrize("span", ["24h", "7d"])
-def test_the_state_timeline_draws_one_band_per_state_period(history: World, page, base_url: str,  # noqa: F811
+def test_the_state_timeline_draws_one_band_per_state_period(history: World, page, base_url: str,
                                                              span: str) -> None:
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
@@ -61,7 +59,7 @@ def test_the_state_timeline_draws_one_band_per_state_period(history: World, page
     assert errors == []  # no CSP violation, no script error
 
 
-def test_sparklines_on_the_overview_and_the_status_page(world: World, page, base_url: str) -> None:  # noqa: F811
+def test_sparklines_on_the_overview_and_the_status_page(world: World, page, base_url: str) -> None:
     world.event(E, C, "ok")
     world.drain()
     import time

@@ -8,12 +8,11 @@ import pytest
 
 from flapjack_py import keys
 from flapjack_py.store import tags
+from tests.browser import BROWSER_TEST, expect
 
 from .conftest import World
-from .test_browser import CHROMIUM, base_url, expect, page  # noqa: F401  (fixtures)
 
-pytestmark = [pytest.mark.real, pytest.mark.slow,
-              pytest.mark.skipif(not __import__("os").path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")]
+pytestmark = BROWSER_TEST
 
 
 @pytest.fixture
@@ -32,7 +31,7 @@ def rack(world: World) -> World:
     return world
 
 
-def test_bulk_acknowledge_twenty_checks_selected_by_a_tag_filter(rack: World, page, base_url: str) -> None:  # noqa: F811
+def test_bulk_acknowledge_twenty_checks_selected_by_a_tag_filter(rack: World, page, base_url: str) -> None:
     page.goto(base_url + "/")
     expect(page.locator("#unhandled h2")).to_contain_text("25")
     page.get_by_label("Tag", exact=True).fill("rack7")
@@ -62,8 +61,8 @@ def test_bulk_acknowledge_twenty_checks_selected_by_a_tag_filter(rack: World, pa
     expect(page.locator("#unhandled h2")).to_contain_text("5")
 
 
-def test_selecting_rows_counts_them_and_cancelling_the_confirmation_sends_nothing(rack: World, page,  # noqa: F811
-                                                                                  base_url: str) -> None:  # noqa: F811
+def test_selecting_rows_counts_them_and_cancelling_the_confirmation_sends_nothing(rack: World, page,
+                                                                                  base_url: str) -> None:
     page.goto(base_url + "/?entity=other")
     page.locator("#unhandled .select-page").check()
     expect(page.locator("#bulk-count")).to_have_text("5")  # the same check in two lists counts once
@@ -74,7 +73,7 @@ def test_selecting_rows_counts_them_and_cancelling_the_confirmation_sends_nothin
     assert rack.r.llen(keys.events()) == 0 and "/bulk" not in page.url
 
 
-def test_filters_survive_a_reload_through_the_url(rack: World, page, base_url: str) -> None:  # noqa: F811
+def test_filters_survive_a_reload_through_the_url(rack: World, page, base_url: str) -> None:
     rack.event("other.example.com", "Check 0", "ok", "fans fine")
     rack.drain()
     page.goto(base_url + "/")
@@ -97,7 +96,7 @@ def test_filters_survive_a_reload_through_the_url(rack: World, page, base_url: s
             "Check 1", "Check 2", "Check 3", "Check 4"]
 
 
-def test_live_updates_keep_a_selection_and_update_the_rest(rack: World, page, base_url: str) -> None:  # noqa: F811
+def test_live_updates_keep_a_selection_and_update_the_rest(rack: World, page, base_url: str) -> None:
     page.goto(base_url + "/refresh?every=5&next=/%3Fentity%3Dother")
     page.get_by_label("Select other.example.com / Check 1").first.check()
     page.locator("#bulk").get_by_label("Message").fill("half typed")

@@ -23,7 +23,6 @@ from tests.forms import FormClient
 from tests.polling import wait_for
 
 from .conftest import CONFIG, World
-from .test_browser import base_url, page  # noqa: F401  (fixtures: the app served to Debian chromium)
 
 PAGES = ["/", "/entities", "/contacts", "/alerts", "/status"]
 HEARTBEAT_TIMEOUT = 10  # the smallest watchdog.heartbeat_timeout: a killed executive shows within seconds
@@ -69,8 +68,8 @@ def test_a_working_install_has_no_banner(world: World, client: flask.testing.Fla
 
 @pytest.mark.real
 @pytest.mark.slow
-def test_the_banner_is_on_every_page_in_the_browser(world: World, real_r: redis.Redis, page,  # noqa: F811
-                                                    base_url: str) -> None:  # noqa: F811
+def test_the_banner_is_on_every_page_in_the_browser(world: World, real_r: redis.Redis, page,
+                                                    base_url: str) -> None:
     world.event("web-01", "HTTP", "ok")
     world.drain()
     real_r.delete(keys.heartbeats(), *real_r.keys("executive_heartbeat:*"))  # the executive that ran is gone...
@@ -85,8 +84,8 @@ def test_the_banner_is_on_every_page_in_the_browser(world: World, real_r: redis.
 
 @pytest.mark.real
 @pytest.mark.slow
-def test_a_killed_executive_puts_the_banner_in_the_browser(world: World, redis_server: EmbeddedRedis, page,  # noqa: F811
-                                                           base_url: str, tmp_path: Path) -> None:  # noqa: F811
+def test_a_killed_executive_puts_the_banner_in_the_browser(world: World, redis_server: EmbeddedRedis, page,
+                                                           base_url: str, tmp_path: Path) -> None:
     """A real `flapjack executive` runs (no banner), is SIGKILLed, and the banner says so within the timeout."""
     config = tmp_path / "flapjack.yml"
     config.write_text(yaml.safe_dump({"redis": {"url": redis_server.url}, **CONFIG}))

@@ -4,8 +4,6 @@ whose page posts the acknowledge form to Flapjack; nothing is queued. Logging in
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -14,34 +12,17 @@ import pytest
 
 from flapjack_py import keys
 from flapjack_py.access import Role
-from tests.ui.test_browser import ARGS, CHROMIUM
+from tests.browser import BROWSER_TEST, serving
 
 from .conftest import PASSWORD, People
 
-pytestmark = [pytest.mark.real, pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent (apt-get install chromium)")]
-
-
-def serve(app: Any) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(5)
+pytestmark = BROWSER_TEST
 
 
 @pytest.fixture
-def flapjack_url(app: Any, people: People) -> Iterator[str]:
-    yield from serve(app)
-
-
-@pytest.fixture
-def evil_url(flapjack_url: str) -> Iterator[str]:
+def evil_url(base_url: str) -> Iterator[str]:
     """Another site (same host, other port: same-site for cookies, another origin) with a self-submitting form."""
-    page = f"""<!doctype html><form id="f" method="post" action="{flapjack_url}/checks/web-01/HTTP/acknowledge">
+    page = f"""<!doctype html><form id="f" method="post" action="{base_url}/checks/web-01/HTTP/acknowledge">
       <input name="duration" value="100 years"><input name="comment" value="pwned"></form>
       <script>document.getElementById('f').submit()</script>""".encode()
 
@@ -55,33 +36,18 @@ def evil_url(flapjack_url: str) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-    thread.join(5)
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield url + "/"
 
 
-@pytest.fixture
-def page() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        tab = browser.new_page()
-        tab.set_default_timeout(15_000)
-        yield tab
-        browser.close()
-
-
-def test_a_cross_site_form_post_is_refused_in_a_real_browser(page: Any, flapjack_url: str, evil_url: str,
-                                                            people: People) -> None:
-    page.goto(flapjack_url + "/")
+def test_a_cross_site_form_post_is_refused_in_a_real_browser(people: People, page: Any, base_url: str,
+                                                            evil_url: str) -> None:
+    page.goto(base_url + "/")
     page.wait_for_url("**/login**")
     page.fill("input[name=username]", Role.RESPONDER.value)
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
-    page.wait_for_url(flapjack_url + "/")
+    page.wait_for_url(base_url + "/")
     assert "responder (responder)" in page.inner_text("header")
     with page.expect_response(lambda r: "/acknowledge" in r.url) as answer:
         page.goto(evil_url)
