@@ -13,14 +13,11 @@ from typing import Any
 
 import pytest
 import redis
-from scenario_steps import at
+from scenario_steps import CHECK, ENTITY, at
 
 from flapjack_py.executive import Executive
 from flapjack_py.notification import Notification
 from flapjack_py.notifier import Notifier
-
-ENTITY = "web-01.example.com"
-CHECK = "HTTP"
 
 
 def make_event(drop: tuple[str, ...] = (), **over: Any) -> dict[str, Any]:

@@ -1,29 +1,23 @@
 """Executive scenarios on a real Redis: acknowledgements, and ok ending unscheduled maintenance (engine.md 3, 7.1).
 
-Each step pushes one event, drains the executive and checks whether a
-notification was generated: the executive's own record of it is the
-E:C:<type>_notifications lists and E:C:last_<type>_notification keys (docs/spec/engine.md 4.1 step 2).
-Defaults: initial failure delay 30 s, repeat failure delay 60 s. Helpers: scenario_steps.py.
+How a scenario reads, the defaults and the helpers: scenario_steps.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 import redis
-from scenario_steps import ACK, CHECK, E_C, ENTITY, T0, TEST, Keys, um_key, zset
+from scenario_steps import ACK, CHECK, E_C, ENTITY, SCENARIO, T0, TEST, Clock, Keys, Step, um_key, zset
 
 from flapjack_py.notification import Notification
 from flapjack_py.store import maintenance
 
-pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
+pytestmark = SCENARIO
 
 # --- acknowledgement -------------------------------------------------------------------
 
 
-def test_ack_while_critical(step: Callable[..., None], stored: Keys, real_r: redis.Redis,
+def test_ack_while_critical(step: Step, stored: Keys, real_r: redis.Redis,
                             notifications: list[Notification]) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
@@ -51,7 +45,7 @@ def test_ack_while_critical(step: Callable[..., None], stored: Keys, real_r: red
     assert notifications[-1].severity == "critical"
 
 
-def test_ack_inside_the_initial_delay_is_notified_with_severity_ok(step: Callable[..., None], stored: Keys,
+def test_ack_inside_the_initial_delay_is_notified_with_severity_ok(step: Step, stored: Keys,
                                                                    real_r: redis.Redis,
                                                                    notifications: list[Notification]) -> None:
     step(T0, state="critical")
@@ -70,7 +64,7 @@ def test_ack_inside_the_initial_delay_is_notified_with_severity_ok(step: Callabl
 
 
 @pytest.mark.parametrize("duration", [0, -60], ids=["zero", "negative"])
-def test_ack_duration_not_positive_means_four_hours(step: Callable[..., None], real_r: redis.Redis,
+def test_ack_duration_not_positive_means_four_hours(step: Step, real_r: redis.Redis,
                                                     notifications: list[Notification], duration: int) -> None:
     step(T0, state="critical")
     step(T0 + 5, **ACK, duration=duration)
@@ -80,7 +74,7 @@ def test_ack_duration_not_positive_means_four_hours(step: Callable[..., None], r
     assert notifications[-1].duration == 14400
 
 
-def test_ack_while_ok_is_dropped(step: Callable[..., None], stored: Keys, real_r: redis.Redis) -> None:
+def test_ack_while_ok_is_dropped(step: Step, stored: Keys, real_r: redis.Redis) -> None:
     step(T0, state="ok")
     step(T0 + 5, **ACK, duration=600)
 
@@ -89,7 +83,7 @@ def test_ack_while_ok_is_dropped(step: Callable[..., None], stored: Keys, real_r
     assert real_r.hgetall(f"{E_C}:actions") == {str(T0 + 5).encode(): b"acknowledgement"}
 
 
-def test_ack_of_a_never_seen_check_registers_it_and_is_dropped(step: Callable[..., None], stored: Keys,
+def test_ack_of_a_never_seen_check_registers_it_and_is_dropped(step: Step, stored: Keys,
                                                                real_r: redis.Redis) -> None:
     step(T0, **ACK, entity="new-01", check="Ping")
 
@@ -99,7 +93,7 @@ def test_ack_of_a_never_seen_check_registers_it_and_is_dropped(step: Callable[..
     assert real_r.exists("check:new-01:Ping", um_key("new-01", "Ping")) == 0
 
 
-def test_second_ack_replaces_the_first(step: Callable[..., None], stored: Keys, real_r: redis.Redis) -> None:
+def test_second_ack_replaces_the_first(step: Step, stored: Keys, real_r: redis.Redis) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
     step(T0 + 40, **ACK, duration=600, summary="first")
@@ -113,7 +107,7 @@ def test_second_ack_replaces_the_first(step: Callable[..., None], stored: Keys, 
     assert stored.text(f"{E_C}:{T0 + 100}:unscheduled_maintenance:summary") == "second"
 
 
-def test_problem_after_ack_expires_is_sent_at_once(step: Callable[..., None], stored: Keys,
+def test_problem_after_ack_expires_is_sent_at_once(step: Step, stored: Keys,
                                                    real_r: redis.Redis) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
@@ -132,8 +126,8 @@ def test_problem_after_ack_expires_is_sent_at_once(step: Callable[..., None], st
 # --- unscheduled maintenance ended by ok ----------------------------------------------
 
 
-def test_ok_ends_unscheduled_maintenance_even_when_blocked(step: Callable[..., None], stored: Keys,
-                                                           real_r: redis.Redis, clock: Any) -> None:
+def test_ok_ends_unscheduled_maintenance_even_when_blocked(step: Step, stored: Keys,
+                                                           real_r: redis.Redis, clock: Clock) -> None:
     step(T0, state="ok")
     maintenance.create_unscheduled(real_r, ENTITY, CHECK, T0 + 10, 3600, "by hand", clock.now)
     assert stored.text(um_key()) == str(T0 + 10)
@@ -145,7 +139,7 @@ def test_ok_ends_unscheduled_maintenance_even_when_blocked(step: Callable[..., N
     assert stored.all_notified() == {}
 
 
-def test_unscheduled_maintenance_blocks_tests_but_not_acks(step: Callable[..., None], stored: Keys) -> None:
+def test_unscheduled_maintenance_blocks_tests_but_not_acks(step: Step, stored: Keys) -> None:
     step(T0, state="critical")
     step(T0 + 5, **ACK, duration=600)
     step(T0 + 10, **TEST)

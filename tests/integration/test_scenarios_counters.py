@@ -1,9 +1,6 @@
 """Executive scenarios on a real Redis: rejected events, counters and the events archive (engine.md 1-2, 9).
 
-Each step pushes one event, drains the executive and checks whether a
-notification was generated: the executive's own record of it is the
-E:C:<type>_notifications lists and E:C:last_<type>_notification keys (docs/spec/engine.md 4.1 step 2).
-Defaults: initial failure delay 30 s, repeat failure delay 60 s. Helpers: scenario_steps.py.
+How a scenario reads, the defaults and the helpers: scenario_steps.py.
 """
 
 from __future__ import annotations
@@ -11,22 +8,21 @@ from __future__ import annotations
 import json
 import os
 import socket
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 import redis
-from scenario_steps import ACK, E_C, HOUR, T0, TEST, Keys, Send, at, um_key
+from scenario_steps import ACK, E_C, HOUR, SCENARIO, T0, TEST, Clock, Keys, MakeExecutive, Send, Step, at, um_key
 
 from flapjack_py.executive import Executive
 
-pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
+pytestmark = SCENARIO
 
 # --- rejects, counters, archive --------------------------------------------------------
 
 
-def test_rejected_events_are_kept_counted_and_nothing_is_lost(push: Callable[..., None], executive: Executive,
-                                                              real_r: redis.Redis, stored: Keys, clock: Any) -> None:
+def test_rejected_events_are_kept_counted_and_nothing_is_lost(push: Step, executive: Executive,
+                                                              real_r: redis.Redis, stored: Keys, clock: Clock) -> None:
     raws = ["not json", '{"type": "service"}', "[]", json.dumps({"type": "service", "state": "ok", "entity": "e",
                                                                  "check": "c", "colour": "red"}),
             json.dumps({"type": 5, "state": "ok", "entity": "e", "check": "c"})]
@@ -67,8 +63,8 @@ def test_service_event_with_action_state_is_counted_invalid_and_ignored(send: Se
     assert real_r.exists(f"events_rejected:{HOUR}") == 0
 
 
-def test_counters_per_event_type(push: Callable[..., None], executive: Executive, stored: Keys,
-                                 real_r: redis.Redis, clock: Any) -> None:
+def test_counters_per_event_type(push: Step, executive: Executive, stored: Keys,
+                                 real_r: redis.Redis, clock: Clock) -> None:
     for state in ("ok", "critical", "warning", "unknown", "ok"):
         push(state=state)
     push(**ACK)
@@ -85,8 +81,8 @@ def test_counters_per_event_type(push: Callable[..., None], executive: Executive
     assert stored.text(f"{E_C}:{T0}:count") == "5"  # the counter of the last state change in this second
 
 
-def test_boot_keeps_existing_counters_and_creates_missing_ones(make_executive: Callable[..., Executive],
-                                                               real_r: redis.Redis, stored: Keys, clock: Any) -> None:
+def test_boot_keeps_existing_counters_and_creates_missing_ones(make_executive: MakeExecutive,
+                                                               real_r: redis.Redis, stored: Keys, clock: Clock) -> None:
     real_r.hset("event_counters", mapping={"all": 100, "ok": 7})
     ex = make_executive()
 
@@ -101,7 +97,7 @@ def test_boot_keeps_existing_counters_and_creates_missing_ones(make_executive: C
     assert real_r.ttl(f"event_counters:{host}:{pid}") == 1_036_800
 
 
-def test_event_counter_is_stored_with_each_state_change(step: Callable[..., None], stored: Keys) -> None:
+def test_event_counter_is_stored_with_each_state_change(step: Step, stored: Keys) -> None:
     step(T0, state="ok")
     step(T0 + 1, state="ok")
     step(T0 + 2, state="critical")
@@ -111,8 +107,8 @@ def test_event_counter_is_stored_with_each_state_change(step: Callable[..., None
 
 
 @pytest.mark.parametrize(("settings", "ttl"), [({}, 10800), ({"events_archive_maxage": 600}, 600)])
-def test_archive(make_executive: Callable[..., Executive], push: Callable[..., None], real_r: redis.Redis,
-                 settings: dict[str, Any], ttl: int, clock: Any) -> None:
+def test_archive(make_executive: MakeExecutive, push: Step, real_r: redis.Redis,
+                 settings: dict[str, Any], ttl: int, clock: Clock) -> None:
     ex = make_executive(new_check_scheduled_maintenance_duration=0, archive_events=True, **settings)
     valid = [json.dumps({"type": "service", "state": s, "entity": "e", "check": "c"}) for s in ("ok", "critical")]
     push(raw=valid[0])
@@ -135,7 +131,7 @@ def test_no_archive_by_default(send: Send, real_r: redis.Redis) -> None:
     assert real_r.exists("known_events_archive_keys") == 0
 
 
-def test_action_events_with_other_states_are_recorded_only(step: Callable[..., None], stored: Keys,
+def test_action_events_with_other_states_are_recorded_only(step: Step, stored: Keys,
                                                            real_r: redis.Redis) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")

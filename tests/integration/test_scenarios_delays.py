@@ -1,28 +1,21 @@
 """Executive scenarios on a real Redis: initial and repeat failure delays, recovery (engine.md 3-4).
 
-Each step pushes one event, drains the executive and checks whether a
-notification was generated: the executive's own record of it is the
-E:C:<type>_notifications lists and E:C:last_<type>_notification keys (docs/spec/engine.md 4.1 step 2).
-Defaults: initial failure delay 30 s, repeat failure delay 60 s. Helpers: scenario_steps.py.
+How a scenario reads, the defaults and the helpers: scenario_steps.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
-from scenario_steps import CHECK, E_C, ENTITY, T0, Keys, at
+from scenario_steps import CHECK, E_C, ENTITY, SCENARIO, T0, Clock, Keys, MakeExecutive, Step, at
 
-from flapjack_py.executive import Executive
 from flapjack_py.notification import Notification
 
-pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
+pytestmark = SCENARIO
 
 # --- initial failure delay -------------------------------------------------------------
 
 
-def test_ok_to_critical_inside_and_past_the_initial_delay(step: Callable[..., None], stored: Keys,
+def test_ok_to_critical_inside_and_past_the_initial_delay(step: Step, stored: Keys,
                                                           notifications: list[Notification]) -> None:
     step(T0, state="ok", summary="fine")
     step(T0 + 10, state="critical", summary="down")
@@ -43,7 +36,7 @@ def test_ok_to_critical_inside_and_past_the_initial_delay(step: Callable[..., No
     assert n.event_hash == "5fc8c945"
 
 
-def test_first_event_failing_waits_the_initial_delay_from_itself(step: Callable[..., None], stored: Keys,
+def test_first_event_failing_waits_the_initial_delay_from_itself(step: Step, stored: Keys,
                                                                  notifications: list[Notification]) -> None:
     step(T0, state="warning")
     step(T0 + 29, state="warning")
@@ -56,7 +49,7 @@ def test_first_event_failing_waits_the_initial_delay_from_itself(step: Callable[
         "warning", None, 30)
 
 
-def test_brief_failure_sends_nothing(step: Callable[..., None], stored: Keys) -> None:
+def test_brief_failure_sends_nothing(step: Step, stored: Keys) -> None:
     step(T0, state="ok")
     step(T0 + 10, state="critical")
     step(T0 + 35, state="ok")  # back before the failure was 30 s old
@@ -65,7 +58,7 @@ def test_brief_failure_sends_nothing(step: Callable[..., None], stored: Keys) ->
     assert stored.all_notified() == {}
 
 
-def test_events_own_time_is_ignored_for_timing(step: Callable[..., None], stored: Keys,
+def test_events_own_time_is_ignored_for_timing(step: Step, stored: Keys,
                                                notifications: list[Notification]) -> None:
     step(T0, state="critical", time=T0 - 3600)
     step(T0 + 1, state="critical", time=T0 - 3600)  # claims to be an hour old: still only 1 s of failure
@@ -80,7 +73,7 @@ def test_events_own_time_is_ignored_for_timing(step: Callable[..., None], stored
 
 @pytest.mark.parametrize(("ifd", "held", "passes"), [(5, 4, 5), (0, None, 0), (-1, 29, 30), (120, 119, 120)],
                          ids=["5s", "zero", "negative-is-default", "120s"])
-def test_per_event_initial_failure_delay(step: Callable[..., None], stored: Keys, ifd: int, held: int | None,
+def test_per_event_initial_failure_delay(step: Step, stored: Keys, ifd: int, held: int | None,
                                          passes: int) -> None:
     step(T0, state="critical", initial_failure_delay=ifd)
     if held is not None:
@@ -91,7 +84,7 @@ def test_per_event_initial_failure_delay(step: Callable[..., None], stored: Keys
     assert stored.notified("problem") == [T0 + passes]
 
 
-def test_configured_default_delays(make_executive: Callable[..., Executive], push: Callable[..., None], clock: Any,
+def test_configured_default_delays(make_executive: MakeExecutive, push: Step, clock: Clock,
                                    stored: Keys) -> None:
     ex = make_executive(new_check_scheduled_maintenance_duration=0, initial_failure_delay=100,
                         repeat_failure_delay=200)
@@ -107,7 +100,7 @@ def test_configured_default_delays(make_executive: Callable[..., Executive], pus
 # --- repeat failure delay --------------------------------------------------------------
 
 
-def test_repeat_failure_delay(step: Callable[..., None], stored: Keys) -> None:
+def test_repeat_failure_delay(step: Step, stored: Keys) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
     assert stored.notified("problem") == [T0 + 30]
@@ -126,7 +119,7 @@ def test_repeat_failure_delay(step: Callable[..., None], stored: Keys) -> None:
     assert stored.last("problem") == T0 + 150
 
 
-def test_per_event_repeat_failure_delay_only_holds_while_sent(step: Callable[..., None], stored: Keys) -> None:
+def test_per_event_repeat_failure_delay_only_holds_while_sent(step: Step, stored: Keys) -> None:
     step(T0, state="critical", repeat_failure_delay=10)
     step(T0 + 30, state="critical", repeat_failure_delay=10)
     step(T0 + 39, state="critical", repeat_failure_delay=10)
@@ -147,7 +140,7 @@ def test_per_event_repeat_failure_delay_only_holds_while_sent(step: Callable[...
 # --- recovery --------------------------------------------------------------------------
 
 
-def test_critical_to_ok_recovery(step: Callable[..., None], stored: Keys, notifications: list[Notification]) -> None:
+def test_critical_to_ok_recovery(step: Step, stored: Keys, notifications: list[Notification]) -> None:
     step(T0, state="critical", summary="down")
     step(T0 + 30, state="critical", summary="down")
     step(T0 + 40, state="ok", summary="up")
@@ -162,7 +155,7 @@ def test_critical_to_ok_recovery(step: Callable[..., None], stored: Keys, notifi
     assert stored.notified("recovery") == [T0 + 40]
 
 
-def test_notified_severity_resets_after_a_recovery(step: Callable[..., None], stored: Keys,
+def test_notified_severity_resets_after_a_recovery(step: Step, stored: Keys,
                                                    notifications: list[Notification]) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
@@ -177,7 +170,7 @@ def test_notified_severity_resets_after_a_recovery(step: Callable[..., None], st
         ("problem", "critical"), ("recovery", "critical"), ("problem", "warning"), ("recovery", "warning")]
 
 
-def test_severity_escalation_sticks_until_recovery(step: Callable[..., None], stored: Keys,
+def test_severity_escalation_sticks_until_recovery(step: Step, stored: Keys,
                                                    notifications: list[Notification]) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")

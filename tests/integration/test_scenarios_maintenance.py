@@ -1,30 +1,39 @@
 """Executive scenarios on a real Redis: scheduled maintenance and new-check scheduled maintenance (engine.md 7.1-7.2).
 
-Each step pushes one event, drains the executive and checks whether a
-notification was generated: the executive's own record of it is the
-E:C:<type>_notifications lists and E:C:last_<type>_notification keys (docs/spec/engine.md 4.1 step 2).
-Defaults: initial failure delay 30 s, repeat failure delay 60 s. Helpers: scenario_steps.py.
+How a scenario reads, the defaults and the helpers: scenario_steps.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 import redis
-from scenario_steps import ACK, CHECK, E_C, ENTITY, T0, TEST, Keys, at, sm_key, um_key, zset
+from scenario_steps import (
+    ACK,
+    CHECK,
+    E_C,
+    ENTITY,
+    SCENARIO,
+    T0,
+    TEST,
+    Clock,
+    Keys,
+    MakeExecutive,
+    Step,
+    at,
+    sm_key,
+    um_key,
+    zset,
+)
 
-from flapjack_py.executive import Executive
 from flapjack_py.store import maintenance
 
-pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
+pytestmark = SCENARIO
 
 # --- scheduled maintenance -------------------------------------------------------------
 
 
-def test_scheduled_maintenance_then_its_end(step: Callable[..., None], stored: Keys, real_r: redis.Redis,
-                                            clock: Any) -> None:
+def test_scheduled_maintenance_then_its_end(step: Step, stored: Keys, real_r: redis.Redis,
+                                            clock: Clock) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
     maintenance.create_scheduled(real_r, ENTITY, CHECK, T0 + 60, 300, "patching", clock.now)
@@ -47,8 +56,8 @@ def test_scheduled_maintenance_then_its_end(step: Callable[..., None], stored: K
     assert stored.text(f"{E_C}:{T0 + 60}:scheduled_maintenance:summary") == "patching"
 
 
-def test_scheduled_maintenance_ended_early(step: Callable[..., None], stored: Keys, real_r: redis.Redis,
-                                           clock: Any) -> None:
+def test_scheduled_maintenance_ended_early(step: Step, stored: Keys, real_r: redis.Redis,
+                                           clock: Clock) -> None:
     step(T0, state="critical")
     maintenance.create_scheduled(real_r, ENTITY, CHECK, T0, 3600, "window", clock.now)
     step(T0 + 100, state="critical")
@@ -64,7 +73,7 @@ def test_scheduled_maintenance_ended_early(step: Callable[..., None], stored: Ke
 
 
 def test_scheduled_window_starting_later_blocks_an_ack_without_a_service_event(
-        step: Callable[..., None], stored: Keys, real_r: redis.Redis, clock: Any) -> None:
+        step: Step, stored: Keys, real_r: redis.Redis, clock: Clock) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
     maintenance.create_scheduled(real_r, ENTITY, CHECK, T0 + 40, 600, "later", clock.now)
@@ -81,7 +90,7 @@ def test_scheduled_window_starting_later_blocks_an_ack_without_a_service_event(
 
 @pytest.mark.parametrize("first_state", ["critical", "ok"])
 def test_new_check_scheduled_maintenance_default_blocks_for_100_years(
-        make_executive: Callable[..., Executive], push: Callable[..., None], clock: Any, stored: Keys,
+        make_executive: MakeExecutive, push: Step, clock: Clock, stored: Keys,
         real_r: redis.Redis, first_state: str) -> None:
     ex = make_executive()
     push(state=first_state)
@@ -102,8 +111,8 @@ def test_new_check_scheduled_maintenance_default_blocks_for_100_years(
     assert real_r.exists(um_key()) == 0
 
 
-def test_new_check_scheduled_maintenance_is_created_once(make_executive: Callable[..., Executive],
-                                                         push: Callable[..., None], clock: Any,
+def test_new_check_scheduled_maintenance_is_created_once(make_executive: MakeExecutive,
+                                                         push: Step, clock: Clock,
                                                          real_r: redis.Redis) -> None:
     ex = make_executive(new_check_scheduled_maintenance_duration="1 hour")
     push(state="critical")
@@ -129,8 +138,8 @@ def test_new_check_scheduled_maintenance_is_created_once(make_executive: Callabl
     (["nosm"], [], False),
     ([], ["nosm"], False),
 ])
-def test_new_check_scheduled_maintenance_ignore_tags(make_executive: Callable[..., Executive],
-                                                     push: Callable[..., None], real_r: redis.Redis,
+def test_new_check_scheduled_maintenance_ignore_tags(make_executive: MakeExecutive,
+                                                     push: Step, real_r: redis.Redis,
                                                      ignore: list[str], tags: list[str], skipped: bool) -> None:
     ex = make_executive(new_check_scheduled_maintenance_ignore_tags=ignore)
     push(state="critical", tags=tags)

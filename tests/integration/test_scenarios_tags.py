@@ -1,28 +1,21 @@
 """Executive scenarios on a real Redis: tags, re-enabling and entity names (engine.md 2).
 
-Each step pushes one event, drains the executive and checks whether a
-notification was generated: the executive's own record of it is the
-E:C:<type>_notifications lists and E:C:last_<type>_notification keys (docs/spec/engine.md 4.1 step 2).
-Defaults: initial failure delay 30 s, repeat failure delay 60 s. Helpers: scenario_steps.py.
+How a scenario reads, the defaults and the helpers: scenario_steps.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import pytest
 import redis
-from scenario_steps import CHECK, E_C, ENTITY, T0, Keys, sm_key
+from scenario_steps import CHECK, E_C, ENTITY, SCENARIO, T0, Keys, MakeExecutive, Step, sm_key
 
-from flapjack_py.executive import Executive
 from flapjack_py.notification import Notification
 
-pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
+pytestmark = SCENARIO
 
 # --- tags and re-enabling --------------------------------------------------------------
 
 
-def test_notification_tags_merge_event_check_and_derived_tags(step: Callable[..., None], real_r: redis.Redis,
+def test_notification_tags_merge_event_check_and_derived_tags(step: Step, real_r: redis.Redis,
                                                               notifications: list[Notification]) -> None:
     real_r.sadd("check_tag:team-a", E_C)
     real_r.sadd("known_tag:check_tag", "team-a")
@@ -34,8 +27,8 @@ def test_notification_tags_merge_event_check_and_derived_tags(step: Callable[...
     assert sorted(notifications[-1].tags) == ["Prod", "example.com", "http", "team-a", "web-01"]
 
 
-def test_check_tag_skips_new_check_scheduled_maintenance(make_executive: Callable[..., Executive],
-                                                         push: Callable[..., None], real_r: redis.Redis) -> None:
+def test_check_tag_skips_new_check_scheduled_maintenance(make_executive: MakeExecutive,
+                                                         push: Step, real_r: redis.Redis) -> None:
     real_r.sadd("check_tag:nosm", E_C)
     real_r.sadd("known_tag:check_tag", "nosm")
     ex = make_executive(new_check_scheduled_maintenance_ignore_tags=["nosm"])
@@ -45,7 +38,7 @@ def test_check_tag_skips_new_check_scheduled_maintenance(make_executive: Callabl
     assert real_r.exists(sm_key()) == 0
 
 
-def test_service_event_re_enables_a_disabled_check(step: Callable[..., None], real_r: redis.Redis) -> None:
+def test_service_event_re_enables_a_disabled_check(step: Step, real_r: redis.Redis) -> None:
     step(T0, state="ok")
     real_r.zrem(f"current_checks:{ENTITY}", CHECK)
     real_r.zrem("current_entities", ENTITY)
@@ -56,7 +49,7 @@ def test_service_event_re_enables_a_disabled_check(step: Callable[..., None], re
     assert real_r.zscore("current_entities", ENTITY) == T0 + 10
 
 
-def test_entity_name_is_lower_cased(step: Callable[..., None], stored: Keys, real_r: redis.Redis) -> None:
+def test_entity_name_is_lower_cased(step: Step, stored: Keys, real_r: redis.Redis) -> None:
     step(T0, state="ok", entity="WEB-01.Example.com")
 
     assert stored.check()["state"] == "ok"

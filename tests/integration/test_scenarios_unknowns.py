@@ -1,27 +1,21 @@
 """Executive scenarios on a real Redis: oscillation, unknowns and test notifications (engine.md 3-4).
 
-Each step pushes one event, drains the executive and checks whether a
-notification was generated: the executive's own record of it is the
-E:C:<type>_notifications lists and E:C:last_<type>_notification keys (docs/spec/engine.md 4.1 step 2).
-Defaults: initial failure delay 30 s, repeat failure delay 60 s. Helpers: scenario_steps.py.
+How a scenario reads, the defaults and the helpers: scenario_steps.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import pytest
 import redis
-from scenario_steps import T0, TEST, Keys
+from scenario_steps import SCENARIO, T0, TEST, Keys, Step
 
 from flapjack_py.notification import Notification
 
-pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
+pytestmark = SCENARIO
 
 # --- oscillation and unknowns ----------------------------------------------------------
 
 
-def test_oscillating_ok_critical(step: Callable[..., None], stored: Keys) -> None:
+def test_oscillating_ok_critical(step: Step, stored: Keys) -> None:
     step(T0, state="ok")
     t = T0
     for _ in range(4):  # flipping every 20 s, faster than the 30 s initial delay
@@ -45,7 +39,7 @@ def test_oscillating_ok_critical(step: Callable[..., None], stored: Keys) -> Non
     assert stored.all_notified() == {"problem": [t + 50], "critical": [t + 50], "recovery": [t + 60]}
 
 
-def test_stream_of_unknowns_after_a_notified_critical(step: Callable[..., None], stored: Keys,
+def test_stream_of_unknowns_after_a_notified_critical(step: Step, stored: Keys,
                                                       notifications: list[Notification]) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
@@ -76,7 +70,7 @@ def test_stream_of_unknowns_after_a_notified_critical(step: Callable[..., None],
 # --- test notifications ----------------------------------------------------------------
 
 
-def test_test_notification_for_a_never_seen_check(step: Callable[..., None], stored: Keys, real_r: redis.Redis,
+def test_test_notification_for_a_never_seen_check(step: Step, stored: Keys, real_r: redis.Redis,
                                                   notifications: list[Notification]) -> None:
     step(T0, **TEST, entity="db-01", check="MySQL", summary="testing")
 
@@ -88,7 +82,7 @@ def test_test_notification_for_a_never_seen_check(step: Callable[..., None], sto
     assert (n.type.value, n.state, n.severity, n.summary) == ("test", "test_notifications", "critical", "testing")
 
 
-def test_test_notifications_do_not_count_as_last_notification(step: Callable[..., None], stored: Keys) -> None:
+def test_test_notifications_do_not_count_as_last_notification(step: Step, stored: Keys) -> None:
     step(T0, state="critical")
     step(T0 + 1, **TEST)
     step(T0 + 2, **TEST)
