@@ -39,6 +39,7 @@ from flapjack_py.delivery import enqueue_alert  # noqa: E402
 from flapjack_py.embedded_redis import EmbeddedRedis  # noqa: E402
 from flapjack_py.render import render_alert  # noqa: E402
 from flapjack_py.store import contacts as contact_store  # noqa: E402
+from flapjack_py.store import media as media_store  # noqa: E402
 from flapjack_py.store.events import push_event  # noqa: E402
 from gateways.worker import run_gateway  # noqa: E402
 
@@ -93,7 +94,7 @@ def latency(rate: int, seconds: int, server: EmbeddedRedis, port: int, inbox: In
     client = server.client()
     client.flushall()
     contact_store.create_contact(client, {"id": "c1", "first_name": "Ada", "last_name": "L", "email": "a@x"})
-    contact_store.set_medium(client, "c1", "email", "ada@example.com", 60)
+    media_store.set_medium(client, "c1", "email", "ada@example.com", 60)
     client.sadd(keys.contacts_for(keys.ALL_ENTITIES_ID), "c1")
     cfg = {"redis": {"url": server.url}, "logging": {"level": "WARNING"},
            "executive": {"new_check_scheduled_maintenance_duration": 0, "initial_failure_delay": 0},

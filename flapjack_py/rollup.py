@@ -8,7 +8,7 @@ from typing import Any
 
 from .checks import CheckSnapshot
 from .notification import Notification, NotificationType
-from .store.contacts import Medium
+from .store.media import Medium
 from .store.rollup import AlertingSet, CheckFacts
 
 FactsChange = tuple[int, dict[str, Any]]

@@ -18,10 +18,10 @@ import redis
 
 from flapjack_py import keys
 from flapjack_py.store import checks as check_store
-from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import locks
 from flapjack_py.store import maintenance as maint
+from flapjack_py.store import media as media_store
 from flapjack_py.store.events import push_event
 
 from .base import Gateway, GatewayError
@@ -133,7 +133,7 @@ def _sync_check(gateway: PagerDutyGateway, client: redis.Redis, check_id: str, n
 def _credentials(client: redis.Redis, entity: str, check: str) -> dict[str, str] | None:
     """The first contact's (engine.md 5.1 order) usable PagerDuty credentials, or None."""
     for contact_id in entity_store.contact_ids_for_check(client, entity, check):
-        creds = contact_store.load_pagerduty_credentials(client, contact_id)
+        creds = media_store.load_pagerduty_credentials(client, contact_id)
         if creds and creds.get("subdomain") and (creds.get("token") or creds.get("username")):
             return creds
     return None

@@ -20,7 +20,7 @@ import redis
 from flapjack_py.config import Config
 from flapjack_py.connection import open_redis
 from flapjack_py.errors import ConfigError
-from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from flapjack_py.watchdog import Announcement, Notice, Watchdog
 
 from . import base
@@ -46,7 +46,7 @@ class ContactSender:
         try:
             self.targets = [(cid, medium.type, medium.address)
                             for cid in self.config.watchdog.contacts
-                            for medium in contact_store.load_media(self.client, cid, include_pagerduty=False).values()
+                            for medium in media_store.load_media(self.client, cid, include_pagerduty=False).values()
                             if medium.address]
         except redis.RedisError as exc:
             log.warning("watchdog: cannot read the contacts' media (%s); using the last known", type(exc).__name__)

@@ -17,6 +17,7 @@ from .. import keys
 from ..rules import general_rule
 from ..store import contacts as contact_store
 from ..store import entities as entity_store
+from ..store import media as media_store
 from ..store import rules as rule_store
 
 log = logging.getLogger(__name__)
@@ -146,8 +147,8 @@ def add_contacts(client: redis.Redis, count: int = CONTACTS) -> list[str]:
     for n in range(count):
         cid = contact_store.create_contact(client, {"first_name": f"Bench{n}", "last_name": "Oncall",
                                                     "email": f"oncall{n}@example.com"})
-        contact_store.set_medium(client, cid, "email", f"oncall{n}@example.com", interval=0)
-        contact_store.set_medium(client, cid, "sms", f"+1555000{n:04d}", interval=0)
+        media_store.set_medium(client, cid, "email", f"oncall{n}@example.com", interval=0)
+        media_store.set_medium(client, cid, "sms", f"+1555000{n:04d}", interval=0)
         rule_id = rule_store.rule_ids(client, cid)[0]  # the automatic general rule, replaced by ours
         rule = replace(general_rule(cid, rule_id), critical_media=list(MEDIA), warning_media=list(MEDIA))
         rule_store.save_rule(client, rule)

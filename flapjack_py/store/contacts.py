@@ -1,5 +1,5 @@
-"""Contacts in Redis: contact hash, media (address/interval/rollup threshold), time zone, PagerDuty
-credentials and contact tags (seed 004 "Contacts"); their rules live in store/rules.py.
+"""Contacts in Redis: contact hash, time zone and contact tags (seed 004 "Contacts"); their media and
+PagerDuty credentials live in store/media.py, their rules in store/rules.py.
 
 Used by the notifier and the JSON API. Every function takes a client (bytes or
 str replies; reads are decoded here) and writes take an optional pipeline:
@@ -22,22 +22,15 @@ from .. import keys
 from ..errors import AlreadyExists, NotFound, ValidationError
 from ..rules import general_rule
 from ..time_restrictions import is_valid_zone
-from .client import str_client, to_int, writing
+from .client import str_client, writing
+from .media import Medium as Medium  # re-exported: part of ContactDetails, imported from here by the notifier
+from .media import media_from, replace_media
 from .rules import save_rule
 
 log = logging.getLogger(__name__)
 
-DEFAULT_INTERVAL = 900
-MAX_INTERVAL = 366 * 86400  # longer repeat intervals are cut to this (Redis refuses huge expiries)
-"""Seconds between repeat alerts on a medium when none (or <= 0) is stored."""
-
 CONTACT_FIELDS = ("first_name", "last_name", "email")
 """Fields of the contact:ID hash."""
-
-PAGERDUTY_FIELDS = ("subdomain", "token", "username", "password")
-"""Fields of contact_pagerduty:ID (the service key is the `pagerduty` medium's address)."""
-
-_UNSET: Any = object()
 
 
 @dataclass(frozen=True)
@@ -49,36 +42,6 @@ class Contact:
     last_name: str | None = None
     email: str | None = None
     timezone: str | None = None
-
-
-@dataclass(frozen=True)
-class Medium:
-    """One medium of a contact. `interval`/`rollup_threshold` are the stored values (None = unset)."""
-
-    contact_id: str
-    type: str
-    address: str
-    interval: int | None = None
-    rollup_threshold: int | None = None
-
-    @property
-    def id(self) -> str:
-        """API id `CONTACTID_TYPE`."""
-        return f"{self.contact_id}_{self.type}"
-
-    @property
-    def effective_interval(self) -> int:
-        """Seconds between repeat alerts: the stored interval (at most a year), or 900 when missing or <= 0."""
-        if not self.interval or self.interval <= 0:
-            return DEFAULT_INTERVAL
-        return min(self.interval, MAX_INTERVAL)
-
-    @property
-    def effective_rollup_threshold(self) -> int | None:
-        """The rollup threshold, None when missing, <= 0 or for pagerduty."""
-        if self.type == "pagerduty" or not self.rollup_threshold or self.rollup_threshold <= 0:
-            return None
-        return self.rollup_threshold
 
 
 @dataclass(frozen=True)
@@ -149,7 +112,7 @@ def create_contact(client: redis.Redis, data: Mapping[str, Any], *, pipe: redis.
     contact_id = str(data["id"]) if data.get("id") is not None else str(uuid.uuid4())
     if contact_key_exists(client, contact_id):
         raise AlreadyExists(f"contact {contact_id} already exists")
-    fields = {name: _text(data.get(name)) for name in CONTACT_FIELDS if data.get(name) is not None}
+    fields = {name: str(data.get(name)) for name in CONTACT_FIELDS if data.get(name) is not None}
     fields.setdefault("first_name", "")
     with writing(str_client(client), pipe) as p:
         p.hset(keys.contact(contact_id), mapping=fields)
@@ -175,7 +138,7 @@ def update_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.P
             elif value is None:
                 p.hdel(keys.contact(contact_id), name)
             else:
-                p.hset(keys.contact(contact_id), name, _text(value))
+                p.hset(keys.contact(contact_id), name, str(value))
 
 
 def delete_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.Pipeline | None = None) -> None:
@@ -216,121 +179,6 @@ def set_timezone(client: redis.Redis, contact_id: str, zone: str | None, *,
             return False
         p.set(keys.contact_tz(contact_id), zone)
     return True
-
-
-# --- media ---------------------------------------------------------------
-
-
-def load_media(client: redis.Redis, contact_id: str, *, include_pagerduty: bool = True) -> dict[str, Medium]:
-    """The contact's media keyed by type, in contact_media hash order."""
-    p = str_client(client).pipeline(transaction=False)
-    p.hgetall(keys.contact_media(contact_id))
-    p.hgetall(keys.contact_media_intervals(contact_id))
-    p.hgetall(keys.contact_media_rollup_thresholds(contact_id))
-    media = _media_from(contact_id, *p.execute())
-    if not include_pagerduty:
-        media.pop("pagerduty", None)
-    return media
-
-
-def load_medium(client: redis.Redis, contact_id: str, medium: str) -> Medium | None:
-    """One medium of a contact, or None when it has no address for it."""
-    return load_media(client, contact_id).get(medium)
-
-
-def set_medium(client: redis.Redis, contact_id: str, medium: str, address: str, interval: int | None = None,
-               rollup_threshold: int | None = None, *, pipe: redis.client.Pipeline | None = None) -> None:
-    """Upsert a medium: set its address; set interval/rollup_threshold, or remove them when None."""
-    with writing(str_client(client), pipe) as p:
-        p.hset(keys.contact_media(contact_id), medium, _text(address))
-        _set_or_remove(p, keys.contact_media_intervals(contact_id), medium, interval)
-        _set_or_remove(p, keys.contact_media_rollup_thresholds(contact_id), medium, rollup_threshold)
-
-
-def update_medium(client: redis.Redis, contact_id: str, medium: str, *, address: Any = _UNSET,
-                  interval: Any = _UNSET, rollup_threshold: Any = _UNSET,
-                  pipe: redis.client.Pipeline | None = None) -> None:
-    """Change only the given fields of a medium (None for interval/rollup_threshold removes the setting)."""
-    with writing(str_client(client), pipe) as p:
-        if address is not _UNSET:
-            p.hset(keys.contact_media(contact_id), medium, _text(address))
-        if interval is not _UNSET:
-            _set_or_remove(p, keys.contact_media_intervals(contact_id), medium, interval)
-        if rollup_threshold is not _UNSET:
-            _set_or_remove(p, keys.contact_media_rollup_thresholds(contact_id), medium, rollup_threshold)
-
-
-def delete_medium(client: redis.Redis, contact_id: str, medium: str, *,
-                  pipe: redis.client.Pipeline | None = None) -> None:
-    """Remove a medium's address, interval and rollup threshold."""
-    with writing(str_client(client), pipe) as p:
-        p.hdel(keys.contact_media(contact_id), medium)
-        p.hdel(keys.contact_media_intervals(contact_id), medium)
-        p.hdel(keys.contact_media_rollup_thresholds(contact_id), medium)
-
-
-def replace_media(client: redis.Redis, contact_id: str, media: Mapping[str, Any], *,
-                  pipe: redis.client.Pipeline | None = None) -> None:
-    """Replace all media and PagerDuty credentials from the legacy `media` object of a contact.
-
-    `{"email": {"address", "interval", "rollup_threshold"}, "pagerduty": {"service_key",
-    "subdomain", "token", "username", "password"}}`; a bare string value is the address.
-    """
-    if not isinstance(media, Mapping):
-        raise ValidationError("media must be an object")
-    with writing(str_client(client), pipe) as p:
-        p.delete(keys.contact_media(contact_id), keys.contact_media_intervals(contact_id),
-                 keys.contact_media_rollup_thresholds(contact_id), keys.contact_pagerduty(contact_id))
-        for medium, details in media.items():
-            details = {"address": details} if isinstance(details, str) else dict(details or {})
-            if medium == "pagerduty":
-                set_pagerduty_credentials(client, contact_id, details, pipe=p)
-            elif details.get("address") is not None:
-                set_medium(client, contact_id, medium, details["address"], to_int(details.get("interval")),
-                           to_int(details.get("rollup_threshold")), pipe=p)
-
-
-# --- PagerDuty credentials -----------------------------------------------
-
-
-def load_pagerduty_credentials(client: redis.Redis, contact_id: str) -> dict[str, str] | None:
-    """`{service_key, subdomain, token, username, password}` ('' when unset), or None without a service key."""
-    p = str_client(client).pipeline(transaction=False)
-    p.hget(keys.contact_media(contact_id), "pagerduty")
-    p.hgetall(keys.contact_pagerduty(contact_id))
-    service_key, details = p.execute()
-    if service_key is None:
-        return None
-    return {"service_key": service_key, **{name: details.get(name, "") for name in PAGERDUTY_FIELDS}}
-
-
-def set_pagerduty_credentials(client: redis.Redis, contact_id: str, credentials: Mapping[str, Any], *,
-                              pipe: redis.client.Pipeline | None = None) -> None:
-    """Create or overwrite a contact's credentials (missing fields stored as '')."""
-    with writing(str_client(client), pipe) as p:
-        p.hset(keys.contact_media(contact_id), "pagerduty", _text(credentials.get("service_key") or ""))
-        p.delete(keys.contact_pagerduty(contact_id))
-        p.hset(keys.contact_pagerduty(contact_id),
-               mapping={name: _text(credentials.get(name) or "") for name in PAGERDUTY_FIELDS})
-
-
-def update_pagerduty_credentials(client: redis.Redis, contact_id: str, *,
-                                 pipe: redis.client.Pipeline | None = None, **fields: Any) -> None:
-    """Replace some of service_key/subdomain/token/username/password (creating empty credentials first)."""
-    current = load_pagerduty_credentials(client, contact_id) or {}
-    unknown = set(fields) - {"service_key", *PAGERDUTY_FIELDS}
-    if unknown:
-        raise ValidationError(f"unknown pagerduty credential fields: {', '.join(sorted(unknown))}")
-    set_pagerduty_credentials(client, contact_id, {**current, **fields}, pipe=pipe)
-
-
-def delete_pagerduty_credentials(client: redis.Redis, contact_id: str, *,
-                                 pipe: redis.client.Pipeline | None = None) -> None:
-    """Remove the service key (pagerduty medium) and contact_pagerduty:ID."""
-    with writing(str_client(client), pipe) as p:
-        p.hdel(keys.contact_media(contact_id), "pagerduty")
-        p.hdel(keys.contact_media_intervals(contact_id), "pagerduty")
-        p.delete(keys.contact_pagerduty(contact_id))
 
 
 # --- contact tags --------------------------------------------------------
@@ -381,7 +229,7 @@ def load_contact_details(client: redis.Redis, contact_ids: Sequence[str]) -> lis
         if "first_name" not in data:
             continue
         found.append(ContactDetails(contact=_contact_from(cid, data, tz),
-                                    media=_media_from(cid, media, intervals, thresholds),
+                                    media=media_from(cid, media, intervals, thresholds),
                                     rule_ids=tuple(sorted(rules))))
     return found
 
@@ -397,27 +245,6 @@ def _require_contact(client: redis.Redis, contact_id: str) -> None:
 def _contact_from(contact_id: str, data: Mapping[str, str], tz: str | None) -> Contact:
     return Contact(id=contact_id, first_name=data.get("first_name"), last_name=data.get("last_name"),
                    email=data.get("email"), timezone=tz or None)
-
-
-def _media_from(contact_id: str, media: Mapping[str, str], intervals: Mapping[str, str],
-                thresholds: Mapping[str, str]) -> dict[str, Medium]:
-    return {name: Medium(contact_id=contact_id, type=name, address=address,
-                         interval=to_int(intervals.get(name)), rollup_threshold=to_int(thresholds.get(name)))
-            for name, address in media.items()}
-
-
-def _set_or_remove(p: Any, key: str, name: str, value: Any) -> None:
-    if value is None:
-        p.hdel(key, name)
-    else:
-        number = to_int(value)
-        if number is None:
-            raise ValidationError(f"{name}: {value!r} is not an integer")
-        p.hset(key, name, str(number))
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else str(value)
 
 
 # --- JSON API helpers ----------------------------------------------------
@@ -448,12 +275,3 @@ def contact_links(client: redis.Redis, contact_ids: Sequence[str]) -> dict[str, 
     replies = p.execute()
     return {cid: ([m for m in replies[2 * i] if m != "pagerduty"], sorted(replies[2 * i + 1]))
             for i, cid in enumerate(contact_ids)}
-
-
-def set_media(client: redis.Redis, contact_id: str, media: Iterable[Medium | None]) -> None:
-    """Upsert several media of a contact (as set_medium) in one MULTI; None entries are skipped."""
-    with writing(str_client(client), None) as p:
-        for medium in media:
-            if medium is not None:
-                set_medium(client, contact_id, medium.type, medium.address, medium.interval,
-                           medium.rollup_threshold, pipe=p)

@@ -13,6 +13,7 @@ from flapjack_py import keys
 from flapjack_py.executive import Executive
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from flapjack_py.store.events import push_event
 
 from .conftest import status_of
@@ -25,7 +26,7 @@ def test_event_to_mailbox(tmp_path, redis_server, smtp_server, real_r):
                                   "smtp_config": {"host": "127.0.0.1", "port": smtp_server.port,
                                                   "from": "flapjack@example.net"}}}}
     contact_store.create_contact(real_r, {"id": "c1", "first_name": "Ada", "last_name": "L", "email": "a@x"})
-    contact_store.set_medium(real_r, "c1", "email", "ada@example.com", 60)
+    media_store.set_medium(real_r, "c1", "email", "ada@example.com", 60)
     real_r.hset(keys.entity_ids_by_name(), "foo", "e1")
     real_r.hset(keys.entity_names_by_id(), "e1", "foo")
     real_r.sadd(keys.contacts_for("e1"), "c1")

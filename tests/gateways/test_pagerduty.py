@@ -10,6 +10,7 @@ from werkzeug import Response
 
 from flapjack_py import keys
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from gateways import pagerduty
 from gateways.base import open_gateway
 
@@ -94,7 +95,7 @@ def test_4xx_fails_without_retry(redis_server, httpserver, enqueue, burst, real_
 def failing_check_with_pagerduty_contact(client, token="tok-123"):
     """A failing check foo:ping whose contact has PagerDuty credentials."""
     contact_store.create_contact(client, {"id": "c1", "first_name": "Ada", "last_name": "L", "email": "a@x"})
-    contact_store.set_pagerduty_credentials(client, "c1", {"service_key": KEY, "subdomain": "acme",
+    media_store.set_pagerduty_credentials(client, "c1", {"service_key": KEY, "subdomain": "acme",
                                                            "token": token})
     client.hset(keys.entity_ids_by_name(), "foo", "e1")
     client.hset(keys.entity_names_by_id(), "e1", "foo")

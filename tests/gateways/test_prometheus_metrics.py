@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from flapjack_py import keys
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from flapjack_py.store.events import push_event
 from flapjack_py.store.receivers import push_batch
 from web import create_app
@@ -52,7 +53,7 @@ def test_counters_follow_events_and_deliveries(redis_server, smtp_server, real_r
     before = scrape(app)
     assert before[("flapjack_events_processed_total", ())] == 0
     contact_store.create_contact(real_r, {"id": "c1", "first_name": "Ada", "last_name": "L"})
-    contact_store.set_medium(real_r, "c1", "email", "ada@example.com", 0)
+    media_store.set_medium(real_r, "c1", "email", "ada@example.com", 0)
     real_r.hset(keys.entity_ids_by_name(), "web-1", "e1")
     real_r.hset(keys.entity_names_by_id(), "e1", "web-1")
     real_r.sadd(keys.contacts_for("e1"), "c1")

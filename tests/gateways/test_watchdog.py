@@ -17,6 +17,7 @@ from flapjack_py.config import read_config_file
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.health import check_health
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 
 from .conftest import SmtpServer, wait_for
 
@@ -49,7 +50,7 @@ def test_two_gateway_watchdogs_send_one_down_and_one_back(tmp_path: Path, redis_
         "gateways": {"email": {"enabled": True, "smtp_config": {"host": "127.0.0.1", "port": smtp_server.port}}},
         "watchdog": {"heartbeat_timeout": 10, "after": 2, "interval": 1, "contacts": ["ops"]}}))
     contact_store.create_contact(real_r, {"id": "ops", "first_name": "Ops", "last_name": "Team"})
-    contact_store.set_medium(real_r, "ops", "email", "ops@example.com")
+    media_store.set_medium(real_r, "ops", "email", "ops@example.com")
     config = read_config_file(config_path)
     executive = start(["executive"], config_path)
     gateways: list[subprocess.Popen[bytes]] = []

@@ -8,6 +8,7 @@ import redis
 from flapjack_py.errors import AlreadyExists, NotFound
 from flapjack_py.rules import ALL_MEDIA, NotificationRule
 from flapjack_py.store import contacts as cs
+from flapjack_py.store import media as media_store
 from flapjack_py.store import rules as rule_store
 
 
@@ -39,14 +40,14 @@ def test_create_rejects_an_existing_id_and_makes_a_uuid_without_one(r: redis.Red
 
 
 def test_media_values_and_effective_settings(r: redis.Redis, ada: str) -> None:
-    media = cs.load_media(r, "21")
+    media = media_store.load_media(r, "21")
     assert list(media) == ["email", "sms", "pagerduty"]
     assert (media["email"].effective_interval, media["email"].effective_rollup_threshold) == (300, 3)
     assert (media["sms"].effective_interval, media["sms"].effective_rollup_threshold) == (900, None)
-    cs.update_medium(r, "21", "email", interval=None, rollup_threshold=0)
-    assert cs.load_medium(r, "21", "email") == cs.Medium("21", "email", "a@x", None, 0)
-    cs.delete_medium(r, "21", "sms")
-    assert cs.load_medium(r, "21", "sms") is None
+    media_store.update_medium(r, "21", "email", interval=None, rollup_threshold=0)
+    assert media_store.load_medium(r, "21", "email") == media_store.Medium("21", "email", "a@x", None, 0)
+    media_store.delete_medium(r, "21", "sms")
+    assert media_store.load_medium(r, "21", "sms") is None
 
 
 def test_update_contact_and_timezone(r: redis.Redis, ada: str) -> None:
@@ -59,13 +60,13 @@ def test_update_contact_and_timezone(r: redis.Redis, ada: str) -> None:
 
 
 def test_pagerduty_credentials_crud(r: redis.Redis, ada: str) -> None:
-    assert cs.load_pagerduty_credentials(r, "21") == {"service_key": "k", "subdomain": "s", "token": "",
+    assert media_store.load_pagerduty_credentials(r, "21") == {"service_key": "k", "subdomain": "s", "token": "",
                                                       "username": "", "password": ""}
-    cs.update_pagerduty_credentials(r, "21", token="t")
-    assert cs.load_pagerduty_credentials(r, "21")["token"] == "t"
-    cs.delete_pagerduty_credentials(r, "21")
-    assert cs.load_pagerduty_credentials(r, "21") is None
-    assert "pagerduty" not in cs.load_media(r, "21")
+    media_store.update_pagerduty_credentials(r, "21", token="t")
+    assert media_store.load_pagerduty_credentials(r, "21")["token"] == "t"
+    media_store.delete_pagerduty_credentials(r, "21")
+    assert media_store.load_pagerduty_credentials(r, "21") is None
+    assert "pagerduty" not in media_store.load_media(r, "21")
 
 
 def test_rules_crud_and_automatic_general_rule(r: redis.Redis, ada: str) -> None:

@@ -17,6 +17,7 @@ import web
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import media as media_store
 from flapjack_py.store.events import push_event
 from tests.forms import FormClient
 
@@ -42,7 +43,7 @@ class World:
         """A contact with an email medium (no rollup, 60 s interval) linked to `entity`."""
         contact_store.create_contact(self.r, {"id": contact_id, "first_name": first, "last_name": last,
                                               "email": email or f"{first.lower()}@example.com"})
-        contact_store.set_medium(self.r, contact_id, "email", email or f"{first.lower()}@example.com", 60)
+        media_store.set_medium(self.r, contact_id, "email", email or f"{first.lower()}@example.com", 60)
         eid = entity_store.entity_id(self.r, entity)
         if eid is None:
             eid = f"id-{entity}"

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from flapjack_py.store import rules as rule_store
 from tests.browser import BROWSER_TEST
 
@@ -29,8 +30,8 @@ pytestmark = BROWSER_TEST
 def everything(world: World) -> World:
     """Failing, acknowledged and OK checks, a contact with media, PagerDuty and a weekly rule, alerts sent."""
     world.contact("ann", "Ann", "Oncall", "web-01.example.com")
-    contact_store.set_medium(world.r, "ann", "sms", "+49 170 1234567", 600, 3)
-    contact_store.set_pagerduty_credentials(world.r, "ann", {"service_key": "k", "subdomain": "acme"})
+    media_store.set_medium(world.r, "ann", "sms", "+49 170 1234567", 600, 3)
+    media_store.set_pagerduty_credentials(world.r, "ann", {"service_key": "k", "subdomain": "acme"})
     contact_store.set_timezone(world.r, "ann", "Europe/Berlin")
     rule = rule_store.load_rules(world.r, "ann")[0]
     rule_store.save_rule(world.r, rule.__class__(**{**rule.to_dict(), "time_restrictions": [

@@ -10,7 +10,7 @@ import pytest
 
 import web
 from flapjack_py.executive import Executive
-from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from flapjack_py.store.receivers import push_batch
 
 from .conftest import World
@@ -124,7 +124,7 @@ def test_entities_and_entity_page(failing: World, client) -> None:
 
 
 def test_contacts_and_contact_page(failing: World, client) -> None:
-    contact_store.update_medium(failing.r, "bob", "email", rollup_threshold=3)
+    media_store.update_medium(failing.r, "bob", "email", rollup_threshold=3)
     assert "Bob Backup" in text(client.get("/contacts"))
     page = text(client.get("/contacts/bob"))
     assert "bob@example.com" in page and "1 minute" in page and "summarise at 3 alerting checks" in page

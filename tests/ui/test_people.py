@@ -10,6 +10,7 @@ import pytest
 
 from flapjack_py import keys
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from flapjack_py.store import rules as rule_store
 from flapjack_py.weekly import WeeklyWindow, from_restriction
 
@@ -67,7 +68,7 @@ def test_media_round_trip_with_the_apis_message_on_a_bad_interval(ann: World, cl
     response = client.post("/contacts/ann/media", data={"type": "sms", "address": "+4912345", "interval": "600",
                                                         "rollup_threshold": "3"})
     assert response.status_code == 303
-    sms = contact_store.load_media(ann.r, "ann")["sms"]
+    sms = media_store.load_media(ann.r, "ann")["sms"]
     assert (sms.address, sms.interval, sms.rollup_threshold) == ("+4912345", 600, 3)
 
     response = client.post("/contacts/ann/media", data={"type": "sms", "existing": "1", "address": "+4912345",
@@ -75,15 +76,15 @@ def test_media_round_trip_with_the_apis_message_on_a_bad_interval(ann: World, cl
     assert response.status_code == 422
     page = response.get_data(as_text=True)
     assert error_next_to(page, "medium-sms-interval") == "No valid media were submitted"  # as POST /media says
-    assert contact_store.load_media(ann.r, "ann")["sms"].interval == 600
+    assert media_store.load_media(ann.r, "ann")["sms"].interval == 600
 
     response = client.post("/contacts/ann/media", data={"type": "sms", "existing": "1", "address": "+4999",
                                                         "interval": "", "rollup_threshold": ""})
     assert response.status_code == 303
-    sms = contact_store.load_media(ann.r, "ann")["sms"]
+    sms = media_store.load_media(ann.r, "ann")["sms"]
     assert (sms.address, sms.interval, sms.rollup_threshold) == ("+4999", None, None)
     assert client.post("/contacts/ann/media/sms/delete").status_code == 303
-    assert "sms" not in contact_store.load_media(ann.r, "ann")
+    assert "sms" not in media_store.load_media(ann.r, "ann")
 
 
 def test_pagerduty_secrets_are_write_only(ann: World, client) -> None:
@@ -98,7 +99,7 @@ def test_pagerduty_secrets_are_write_only(ann: World, client) -> None:
     page = client.get("/contacts/ann").get_data(as_text=True)
     assert "SECRET" not in page and "acme" in page
     client.post("/contacts/ann/pagerduty", data={"subdomain": "acme2", "username": "ann"})  # secrets left empty
-    assert contact_store.load_pagerduty_credentials(ann.r, "ann") == {
+    assert media_store.load_pagerduty_credentials(ann.r, "ann") == {
         "service_key": "sk-SECRET-1", "subdomain": "acme2", "token": "tok-SECRET-2", "username": "ann",
         "password": "pw-SECRET-3"}
 

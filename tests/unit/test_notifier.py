@@ -9,7 +9,8 @@ import pytest
 from flapjack_py.notification import Notification, NotificationType
 from flapjack_py.notifier import build_alert
 from flapjack_py.rollup import RollupDecision, current_check_facts, decide_rollup
-from flapjack_py.store.contacts import Contact, Medium
+from flapjack_py.store.contacts import Contact
+from flapjack_py.store.media import Medium
 from flapjack_py.store.rollup import AlertingSet, CheckFacts
 
 NOW = 1_700_000_000

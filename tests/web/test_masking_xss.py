@@ -12,7 +12,7 @@ import pytest
 from flapjack_py import render
 from flapjack_py.access import MASK, Role
 from flapjack_py.config import load_config
-from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from tests.ui.conftest import World
 
 from .conftest import People
@@ -32,8 +32,8 @@ def world(real_r: Any, people: People, clock: Any) -> World:
     """Contact ann (email, sms, PagerDuty) on an entity and check whose names and summary hold a script; alerted."""
     found = World(real_r)
     found.contact("ann", f"Ann{XSS}", f"Oncall{XSS}", E, email=EMAIL)
-    contact_store.set_medium(real_r, "ann", "sms", PHONE, 60)
-    contact_store.set_pagerduty_credentials(real_r, "ann", PD)
+    media_store.set_medium(real_r, "ann", "sms", PHONE, 60)
+    media_store.set_pagerduty_credentials(real_r, "ann", PD)
     found.event(E, C, "ok")
     found.drain()
     clock.advance(10)

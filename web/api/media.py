@@ -15,8 +15,9 @@ from flask import Response
 from flapjack_py.access import shown_address
 from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
+from flapjack_py.store import media as media_store
 from flapjack_py.store.client import to_int
-from flapjack_py.store.contacts import Medium
+from flapjack_py.store.media import Medium
 
 from ..auth import current_principal
 from ..errors import ApiError
@@ -40,7 +41,7 @@ def post_media(contact_id: str) -> Response:
     with contact_lock():
         if not store.contact_exists(client, contact_id):
             raise ApiError(422, f"Contact id: '{contact_id}' could not be loaded")
-        store.set_media(client, contact_id, [medium_from(contact_id, item) for item in items])
+        media_store.set_media(client, contact_id, [medium_from(contact_id, item) for item in items])
     new_ids = [f"{contact_id}_{item['type']}" for item in items]
     return created("media", new_ids, new_ids)
 
@@ -75,7 +76,7 @@ def delete_media(ids: str) -> Response:
     """Remove every listed medium that exists."""
     client = ctx().client
     for medium in resolve_media(client, id_list(ids)):
-        store.delete_medium(client, medium.contact_id, medium.type)
+        media_store.delete_medium(client, medium.contact_id, medium.type)
     return no_content()
 
 
@@ -102,13 +103,13 @@ def resolve_media(client: redis.Redis, ids: Sequence[str]) -> list[Medium]:
     for cid in contact_ids:
         if cid not in known:
             raise ApiError(404, f"could not find contact '{cid}'")
-    media = {cid: store.load_media(client, cid) for cid in contact_ids}
+    media = {cid: media_store.load_media(client, cid) for cid in contact_ids}
     return [media[cid][kind] for cid, kind in wanted if kind in media[cid]]
 
 
 def present_media(client: redis.Redis, contact_id: str, types: Sequence[str]) -> list[Medium]:
     """The contact's media of the given types, in hash order."""
-    return [m for m in store.load_media(client, contact_id, include_pagerduty=False).values() if m.type in types]
+    return [m for m in media_store.load_media(client, contact_id, include_pagerduty=False).values() if m.type in types]
 
 
 def media_json(media: Sequence[Medium]) -> list[dict[str, Any]]:
@@ -171,10 +172,10 @@ def apply_medium_op(client: redis.Redis, medium: Medium, op: PatchOp) -> None:
     if op.op != "replace":
         return
     if op.field == "address" and is_address(op.value):
-        store.update_medium(client, medium.contact_id, medium.type, address=str(op.value))
+        media_store.update_medium(client, medium.contact_id, medium.type, address=str(op.value))
     elif op.field in ("interval", "rollup_threshold") and is_count(op.value):
         value = None if op.value is None else to_int(op.value)
-        store.update_medium(client, medium.contact_id, medium.type, **cast(dict[str, Any], {op.field: value}))
+        media_store.update_medium(client, medium.contact_id, medium.type, **cast(dict[str, Any], {op.field: value}))
 
 
 # --- OpenAPI -----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from flask import Response
 
 from flapjack_py.access import Role, shown_address, shown_credential
 from flapjack_py.store import contacts as store
+from flapjack_py.store import media as media_store
 
 from ..auth import current_principal
 from ..errors import ApiError
@@ -40,7 +41,7 @@ def post_pagerduty_credentials(contact_id: str) -> Response:
     with contact_lock():
         if not store.contact_exists(client, contact_id):
             raise ApiError(422, f"Contact id: '{contact_id}' could not be loaded")
-        store.set_pagerduty_credentials(client, contact_id, {k: text(v) for k, v in credentials.items()})
+        media_store.set_pagerduty_credentials(client, contact_id, {k: text(v) for k, v in credentials.items()})
     return created("pagerduty_credentials", [contact_id], [contact_id])
 
 
@@ -54,7 +55,7 @@ def get_pagerduty_credentials(ids: str | None = None) -> Response:
     else:
         contact_ids = id_list(ids)
         require_contacts(client, contact_ids)
-    found = [(cid, store.load_pagerduty_credentials(client, cid)) for cid in contact_ids]
+    found = [(cid, media_store.load_pagerduty_credentials(client, cid)) for cid in contact_ids]
     return listing("pagerduty_credentials", [(cid, creds) for cid, creds in found if creds is not None],
                    credentials_json)
 
@@ -78,7 +79,7 @@ def delete_pagerduty_credentials(ids: str) -> Response:
     client, contact_ids = ctx().client, id_list(ids)
     require_contacts(client, contact_ids)
     for contact_id in contact_ids:
-        store.delete_pagerduty_credentials(client, contact_id)
+        media_store.delete_pagerduty_credentials(client, contact_id)
     return no_content()
 
 
@@ -117,7 +118,7 @@ def text(value: Any) -> str:
 def apply_credentials_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
     """One `replace` of a credential field; other operations and invalid values are ignored."""
     if op.op == "replace" and op.field in FIELDS and is_value(op.value):
-        store.update_pagerduty_credentials(client, contact_id, **cast(dict[str, Any], {op.field: text(op.value)}))
+        media_store.update_pagerduty_credentials(client, contact_id, **cast(dict[str, Any], {op.field: text(op.value)}))
 
 
 # --- OpenAPI -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from flapjack_py import keys
 from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import media as media_store
 from flapjack_py.store import read_models as queries
 from flapjack_py.store import rules as rule_store
 
@@ -66,11 +67,11 @@ def render_contact(contact_id: str, failed: FormState | None = None) -> str:
         abort(404, description=f"No contact '{contact_id}'")
     names = entity_store.all_entity_names(client)
     entity_ids = entity_store.entity_ids_for_contact(client, contact_id)
-    media = contact_store.load_media(client, contact_id, include_pagerduty=False)
+    media = media_store.load_media(client, contact_id, include_pagerduty=False)
     return render_template(
         "ui/contact.html", contact=found, name=queries.full_name(found), media=media,
         missing_media=[m for m in MEDIA_TYPES if m not in media],
-        pagerduty=contact_store.load_pagerduty_credentials(client, contact_id),
+        pagerduty=media_store.load_pagerduty_credentials(client, contact_id),
         rules=rule_store.load_rules(client, contact_id, ensure_general=False),
         entities=paging.page_of(sorted(names.get(eid, eid) for eid in entity_ids), paging.page_arg("entities_page")),
         everything=contact_id in entity_store.contact_ids_for_entity(client, keys.ALL_ENTITIES_ID),

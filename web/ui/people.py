@@ -17,6 +17,7 @@ from werkzeug.wrappers import Response
 
 from flapjack_py.errors import AlreadyExists
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import media as media_store
 from flapjack_py.time_restrictions import is_valid_zone
 
 from ..api.common import contact_lock
@@ -97,7 +98,7 @@ def save_medium(contact_id: str) -> Response | tuple[str, int]:
     if form.errors:
         return render_contact(contact_id, form), 422
     with contact_lock():
-        contact_store.set_media(db(), contact_id, [medium_from(contact_id, item)])
+        media_store.set_media(db(), contact_id, [medium_from(contact_id, item)])
     return _back(contact_id, "medium-saved")
 
 
@@ -106,7 +107,7 @@ def delete_medium(contact_id: str, kind: str) -> Response:
     """Remove one medium (API DELETE /media/ID_TYPE)."""
     _require(contact_id)
     with contact_lock():
-        contact_store.delete_medium(db(), contact_id, kind)
+        media_store.delete_medium(db(), contact_id, kind)
     return _back(contact_id, "medium-deleted")
 
 
@@ -116,14 +117,14 @@ def save_pagerduty(contact_id: str) -> Response | tuple[str, int]:
     _require(contact_id)
     form = posted("pagerduty", request.form)
     fields = {name: form.text(name, ADDRESS_LIMIT) for name in (*PAGERDUTY_PLAIN, *PAGERDUTY_SECRETS)}
-    current = contact_store.load_pagerduty_credentials(db(), contact_id)
+    current = media_store.load_pagerduty_credentials(db(), contact_id)
     changes = {k: v for k, v in fields.items() if v or k in PAGERDUTY_PLAIN}
     if current is None and not changes.get("service_key"):
         form.errors.setdefault("service_key", "Enter the service key (integration key) of the PagerDuty service")
     if form.errors:
         return render_contact(contact_id, form), 422
     with contact_lock():
-        contact_store.update_pagerduty_credentials(db(), contact_id, **cast(dict[str, Any], changes))
+        media_store.update_pagerduty_credentials(db(), contact_id, **cast(dict[str, Any], changes))
     return _back(contact_id, "pagerduty-saved")
 
 
@@ -132,7 +133,7 @@ def delete_pagerduty(contact_id: str) -> Response:
     """Remove the PagerDuty credentials (API DELETE /pagerduty_credentials/ID)."""
     _require(contact_id)
     with contact_lock():
-        contact_store.delete_pagerduty_credentials(db(), contact_id)
+        media_store.delete_pagerduty_credentials(db(), contact_id)
     return _back(contact_id, "pagerduty-deleted")
 
 
