@@ -73,5 +73,8 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     schedules,
 )
 
-__all__ = ["bp", "alerts", "checks", "conditions", "contacts", "decisions", "entities", "health", "maintenance",
-           "maintenance_series", "media", "metrics", "openapi", "pagerduty", "receivers", "reports", "rules", "schedules"]
+RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
+             reports, metrics, alerts, receivers, schedules, health)
+"""The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
+
+__all__ = ["bp", "RESOURCES", "openapi"]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
 from flask import Response, current_app, json, request
@@ -168,6 +168,27 @@ def location(collection: str, ids: Sequence[str]) -> str:
 def not_found_list(prefix: str, ids: Sequence[str], sep: str = ", ", fmt: str = "'{}'") -> ApiError:
     """404 naming missing ids, e.g. `could not find contacts '1, 2'`."""
     return ApiError(404, prefix + sep.join(fmt.format(i) for i in ids))
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Found = TypeVar("Found", bound=_Identified)
+
+
+def find_listed(ids: str | None, load: Callable[[Any, list[str] | None], list[Found]], name: str) -> list[Found]:
+    """Every `name` item (`ids` None) or the listed ones, read by `load(client, ids)`; 404 naming any listed id
+    not found."""
+    if ids is None:
+        return load(ctx().client, None)
+    wanted = id_list(ids)
+    found = load(ctx().client, wanted)
+    missing = [i for i in wanted if i not in {item.id for item in found}]
+    if missing:
+        raise not_found_list(f"could not find {name} ", missing)
+    return found
 
 
 # --- times ---------------------------------------------------------------------

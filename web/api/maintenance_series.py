@@ -20,7 +20,7 @@ from flapjack_py.store import maintenance_series as store
 
 from ..errors import ApiError
 from . import bp
-from .common import answer, created, ctx, id_list, iso, no_content, not_found_list, patch_ops, wrapped_list
+from .common import answer, created, ctx, find_listed, iso, no_content, patch_ops, wrapped_list
 from .schemas import LOCATION, NO_CONTENT, STR_LIST, ids_param, ok, operation, patch_body, wrapper
 
 NAME = "maintenance_series"
@@ -104,14 +104,7 @@ def maintenances_ics() -> Response:
 
 
 def _find(ids: str | None) -> list[Series]:
-    if ids is None:
-        return store.list_series(ctx().client)
-    wanted = id_list(ids)
-    found = store.list_series(ctx().client, wanted)
-    missing = [i for i in wanted if i not in {s.id for s in found}]
-    if missing:
-        raise not_found_list(f"could not find {NAME} ", missing)
-    return found
+    return find_listed(ids, store.list_series, NAME)
 
 
 def _apply(series: Series, op: str, field: str, value: Any, now: int) -> Series:

@@ -23,28 +23,10 @@ ERROR_RESPONSES = {
 
 def document() -> dict[str, Any]:
     """The whole OpenAPI document."""
-    from . import (
-        alerts,
-        checks,
-        conditions,
-        contacts,
-        decisions,
-        entities,
-        health,
-        maintenance,
-        maintenance_series,
-        media,
-        metrics,
-        pagerduty,
-        receivers,
-        reports,
-        rules,
-        schedules,
-    )
+    from . import RESOURCES  # the package imports this module first
 
     paths: dict[str, Any] = {}
-    for module in (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
-                   reports, metrics, alerts, receivers, schedules, health):
+    for module in RESOURCES:
         for path, item in module.PATHS.items():
             paths.setdefault(path, {}).update(item)
     return {

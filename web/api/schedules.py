@@ -25,9 +25,8 @@ from .common import (
     answer,
     created,
     ctx,
-    id_list,
+    find_listed,
     no_content,
-    not_found_list,
     patch_ops,
     query_time,
     required_query_time,
@@ -128,14 +127,7 @@ def get_contact_oncall_ics(contact_id: str) -> Response:
 
 
 def _find(ids: str | None) -> list[Schedule]:
-    if ids is None:
-        return store.load_schedules(ctx().client)
-    wanted = id_list(ids)
-    found = store.load_schedules(ctx().client, wanted)
-    missing = [i for i in wanted if i not in {s.id for s in found}]
-    if missing:
-        raise not_found_list(f"could not find {NAME} ", missing)
-    return found
+    return find_listed(ids, store.load_schedules, NAME)
 
 
 def _one(schedule_id: str) -> Schedule:
