@@ -1,6 +1,6 @@
 """The buffer between a receiver and Redis: bounded, retried with back-off, counted.
 
-A reader calls `add` per event and `reject` per bad line; a pusher thread sends the
+A reader calls `add` per event and `reject` per bad line (a pipe's reader: `feed_line`); a pusher thread sends the
 buffer to Redis in batches with the counters. While Redis is unreachable the events
 wait in memory (the outage is logged once) and the pusher retries with back-off; when
 the buffer is full `add` blocks, so the reader stops reading its pipe instead of dropping.
@@ -14,12 +14,13 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis
 
 from ..store.receivers import REJECTED_PREFIX, push_batch
+from . import fifo
 
 log = logging.getLogger(__name__)
 
@@ -173,3 +174,30 @@ class Intake:
                 self._buffer.put_nowait(text)
             except queue.Full:
                 break
+
+
+class RejectedLine(ValueError):
+    """Raised for a record that cannot become an event; `reason` is its counter name, the message says why."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def feed_line(intake: Intake, line: str | object, parse: Callable[[str], Mapping[str, Any]]) -> None:
+    """Hand one line of a receiver's pipe to `intake`: a blank line is skipped, one too long or one `parse`
+    refuses (RejectedLine) is rejected, else its event is added."""
+    if line is fifo.TOO_LONG:
+        intake.reject("too_long", f"a line longer than {fifo.MAX_LINE} bytes")
+        return
+    assert isinstance(line, str)
+    if not line.strip():
+        return
+    try:
+        event = parse(line)
+    except RejectedLine as exc:
+        intake.reject(exc.reason, str(exc))
+        return
+    log.debug("%s:%s %s at %s: %s", event.get("entity"), event.get("check"), event.get("state"), event.get("time"),
+              event.get("summary"))
+    intake.add(event)

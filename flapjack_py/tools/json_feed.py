@@ -18,8 +18,7 @@ import redis
 from ..errors import InvalidEvent
 from ..events import parse_event
 from ..store.events import push_event
-from . import fifo
-from .intake import Intake
+from .intake import RejectedLine
 
 log = logging.getLogger(__name__)
 
@@ -88,16 +87,9 @@ def oneoff_event(entity: str, check: str, state: str, summary: str, now: float) 
             "time": int(now)}
 
 
-def feed_line(intake: Intake, line: str | object) -> None:
-    """Validate one line of a pipe (one JSON event) and hand the event, or its rejection, to the intake."""
-    if line is fifo.TOO_LONG:
-        intake.reject("too_long", f"a line longer than {fifo.MAX_LINE} bytes")
-        return
-    assert isinstance(line, str)
-    if not line.strip():
-        return
+def parse_line(line: str) -> dict[str, Any]:
+    """One line of the pipe as a validated event (time defaulted to now); raise RejectedLine ("invalid") if not."""
     event, errors = validate(line, time.time())
     if event is None:
-        intake.reject("invalid", f"{', '.join(errors)}: {line}")
-        return
-    intake.add(event)
+        raise RejectedLine("invalid", f"{', '.join(errors)}: {line}")
+    return event

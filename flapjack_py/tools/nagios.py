@@ -13,8 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import fifo
-from .intake import Intake
+from .intake import RejectedLine as RejectedLine  # re-exported: what the parsers raise
 
 log = logging.getLogger(__name__)
 
@@ -25,14 +24,6 @@ _PERFDATA = re.compile(r"^\s*(?:(?:'[^']*'|[^\s'=]+)=\S*\s*)*$")
 """Nagios performance data: space-separated label=value[;warn;crit;min;max] items, or nothing."""
 
 Parser = Callable[[str], dict[str, Any]]
-
-
-class RejectedLine(ValueError):
-    """Raised for a record that cannot become an event; `reason` is its counter name, the message says why."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
 
 
 def parse_nagios_line(line: str) -> dict[str, Any]:
@@ -75,20 +66,3 @@ def parse_nsca_line(line: str) -> dict[str, Any]:
         raise RejectedLine("return_code", f"ERROR - rejecting this line; return code is not 0, 1, 2 or 3: [{line}]")
     return {"entity": entity, "check": check, "type": "service", "state": NSCA_STATES[code.strip()],
             "summary": output, "time": int(timestamp)}
-
-
-def feed_line(intake: Intake, line: str | object, parse: Parser) -> None:
-    """Parse one line of the pipe and hand its event (or its rejection) to the intake."""
-    if line is fifo.TOO_LONG:
-        intake.reject("too_long", f"a line longer than {fifo.MAX_LINE} bytes")
-        return
-    assert isinstance(line, str)
-    if not line.strip():
-        return
-    try:
-        event = parse(line)
-    except RejectedLine as exc:
-        intake.reject(exc.reason, str(exc))
-        return
-    log.debug("%s:%s %s at %s: %s", event["entity"], event["check"], event["state"], event["time"], event["summary"])
-    intake.add(event)

@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any, TypeVar
@@ -91,7 +91,7 @@ def json_command(config: Config, source: Any, fifo_path: str | None, fifo_mode: 
     if fifo_path:
         settings = config.receivers.json_pipe
         _run_pipe(config, "json", fifo_path, _or(fifo_mode, settings.mode()), _or(buffer, settings.buffer),
-                  json_feed.feed_line)
+                  json_feed.parse_line)
         return
     stream = source or sys.stdin
     if source is None and stream.isatty():
@@ -146,7 +146,7 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str) -> click.Group:
     def run(config: Config, path: str | None, mode: int | None, buffer: int | None, counter_name: str) -> None:
         settings = getattr(config.receivers, name)
         _run_pipe(config, counter_name, _or(path, settings.fifo), _or(mode, settings.mode()),
-                  _or(buffer, settings.buffer), lambda feed, line: nagios.feed_line(feed, line, parse))
+                  _or(buffer, settings.buffer), parse)
 
     @group.command("start")
     @fifo_option
@@ -192,8 +192,9 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str) -> click.Group:
 
 
 def _run_pipe(config: Config, name: str, path: str, mode: int, buffer: int,
-              handle: Callable[[intake.Intake, str | object], None]) -> None:
-    """Read the named pipe `path` into the queue until SIGTERM/Ctrl-C, sending what is buffered before exiting."""
+              parse: Callable[[str], Mapping[str, Any]]) -> None:
+    """Read the named pipe `path` into the queue until SIGTERM/Ctrl-C, sending what is buffered before exiting;
+    `parse` turns a line into an event or raises intake.RejectedLine."""
     try:
         fd = fifo.prepare_fifo(path, mode)  # open at once: writers find a reader from now on
     except fifo.FifoError as exc:
@@ -202,7 +203,7 @@ def _run_pipe(config: Config, name: str, path: str, mode: int, buffer: int,
     with _stop_on_sigterm(), intake_client(config) as client:
         feed = intake.Intake(client, name, config.executive.queue, buffer).start()
         try:
-            fifo.read_pipe(fd, lambda line: handle(feed, line))
+            fifo.read_pipe(fd, lambda line: intake.feed_line(feed, line, parse))
         except KeyboardInterrupt:
             pass
         finally:
