@@ -13,24 +13,11 @@ saturates one core at 1 / its CPU per event, Redis (single-threaded) at
 from __future__ import annotations
 
 import argparse
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import redis
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from executive import make_events  # noqa: E402  (the same event mix as benchmarks/executive.py)
-
-from flapjack_py.embedded_redis import EmbeddedRedis  # noqa: E402
-from flapjack_py.executive import Executive  # noqa: E402
-
-
-def server_cpu(client: redis.Redis) -> float:
-    info = client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+from executive import make_events  # the same event mix as benchmarks/executive.py
+from lab import executive, private_redis, queue_events, server_cpu
 
 
 def used_memory(client: redis.Redis) -> int:
@@ -43,23 +30,16 @@ def main() -> None:
     parser.add_argument("--checks", type=int, default=10_000)
     parser.add_argument("--failing", type=float, default=0.05)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = EmbeddedRedis(tmp, persistent=False).start()
-        try:
-            measure(server.client(), args)
-        finally:
-            server.stop()
+    with private_redis() as server:
+        measure(server.client(), args)
 
 
 def measure(client: redis.Redis, args: argparse.Namespace) -> None:
-    config = {"executive": {"new_check_scheduled_maintenance_duration": 0}}
     empty = used_memory(client)
-    events = make_events(args.events, args.checks, args.failing)
-    for i in range(0, len(events), 5000):
-        client.lpush("events", *events[i:i + 5000])
+    queue_events(client, make_events(args.events, args.checks, args.failing))
     queued = used_memory(client) - empty
     cpu0, proc0, wall0 = server_cpu(client), time.process_time(), time.perf_counter()
-    Executive(client, config).drain()
+    executive(client).drain()
     wall, proc, cpu = time.perf_counter() - wall0, time.process_time() - proc0, server_cpu(client) - cpu0
     checks = int(client.zcard("all_checks"))
     per_check = (used_memory(client) - empty) / max(checks, 1)

@@ -18,15 +18,13 @@ import argparse
 import hashlib
 import json
 import statistics
-import tempfile
 import time
 from typing import Any
 
 import redis
+from lab import executive, private_redis, queue_events
 
 from flapjack_py import scripts
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.executive import Executive
 from flapjack_py.store import tags as tag_store
 
 
@@ -38,12 +36,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     for tags in (int(t) for t in args.tags.split(",")):
-        with tempfile.TemporaryDirectory() as tmp:
-            server = EmbeddedRedis(tmp, persistent=False).start()
-            try:
-                print(json.dumps(measure(server.client(), args.checks, tags, args.tags_per_check, args.rounds)))
-            finally:
-                server.stop()
+        with private_redis() as server:
+            print(json.dumps(measure(server.client(), args.checks, tags, args.tags_per_check, args.rounds)))
 
 
 def check_name(i: int) -> tuple[str, str]:
@@ -70,17 +64,16 @@ def events(checks: int, round_no: int) -> list[str]:
 
 def measure(client: redis.Redis, checks: int, tags: int, per_check: int, rounds: int) -> dict[str, Any]:
     tag_checks(client, checks, tags, per_check)
-    executive = Executive(client, {"executive": {"new_check_scheduled_maintenance_duration": 0,
-                                                 "batch_size": checks}})
+    ex = executive(client, batch_size=checks)
     client.config_set("slowlog-log-slower-than", 0)
     client.config_set("slowlog-max-len", 1_000_000)
     seconds: list[float] = []
     lua: dict[str, list[float]] = {}
     for n in range(rounds + 1):  # round 0 registers the checks and warms up
-        client.lpush("events", *events(checks, n))
+        queue_events(client, events(checks, n))
         client.slowlog_reset()
         started = time.perf_counter()
-        taken = executive.drain()
+        taken = ex.drain()
         elapsed = time.perf_counter() - started
         assert taken == checks, taken
         if n:

@@ -20,14 +20,11 @@ import multiprocessing
 import os
 import random
 import sys
-import tempfile
 import time
 from typing import Any
 
 import redis
-
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.executive import Executive
+from lab import executive, private_redis, queue_events, server_cpu
 
 
 def make_events(n: int, checks: int, failing: float, seed: int = 1) -> list[str]:
@@ -48,18 +45,12 @@ def make_events(n: int, checks: int, failing: float, seed: int = 1) -> list[str]
 def drain_one(url: str, batch_size: int, start: Any, cpu: Any) -> None:
     """One executive process: wait for the start signal, drain the queue, report its CPU seconds."""
     client = redis.Redis.from_url(url)
-    ex = Executive(client, {"executive": {"new_check_scheduled_maintenance_duration": 0, "batch_size": batch_size}})
+    ex = executive(client, batch_size=batch_size)
     ex._boot()
     start.wait()
     before = time.process_time()
     ex.drain()
     cpu.put(time.process_time() - before)
-
-
-def redis_cpu(client: redis.Redis) -> float:
-    """Seconds of CPU the Redis server has used (user + system)."""
-    info = client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def run(client: redis.Redis, url: str, events: list[str], batch_size: int,
@@ -69,21 +60,20 @@ def run(client: redis.Redis, url: str, events: list[str], batch_size: int,
     Returns (events/s, Redis CPU µs per event, executives' CPU µs per event).
     """
     client.flushdb()
-    for i in range(0, len(events), 10_000):
-        client.lpush("events", *events[i:i + 10_000])
+    queue_events(client, events, chunk=10_000)
     start, cpu_used = multiprocessing.Event(), multiprocessing.Queue()
     procs = [multiprocessing.Process(target=drain_one, args=(url, batch_size, start, cpu_used))
              for _ in range(executives)]
     for proc in procs:
         proc.start()
     time.sleep(2.0)  # every process imported and booted
-    cpu = redis_cpu(client)
+    cpu = server_cpu(client)
     started = time.perf_counter()
     start.set()
     for proc in procs:
         proc.join()
     elapsed = time.perf_counter() - started
-    used = redis_cpu(client) - cpu
+    used = server_cpu(client) - cpu
     assert client.llen("events") == 0, client.llen("events")
     assert int(client.hget("event_counters", "all")) == len(events)
     executive_cpu = sum(cpu_used.get() for _ in procs)
@@ -104,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         rate, cpu, ex_cpu = run(redis.Redis.from_url(args.redis_url), args.redis_url, events, args.batch_size,
                                 args.executives)
     else:
-        with EmbeddedRedis(tempfile.mkdtemp(prefix="fj-bench-"), persistent=False) as server:
+        with private_redis() as server:
             rate, cpu, ex_cpu = run(server.client(), server.url, events, args.batch_size, args.executives)
     busy = rate * (cpu + ex_cpu) / 1e6  # CPU-seconds per second the executives and Redis kept busy
     print(f"{args.events} events over {args.checks} checks ({args.failing:.0%} failing), "

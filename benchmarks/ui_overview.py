@@ -13,17 +13,13 @@ costs the web process and the Redis server (what the wall time would be on an id
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import tempfile
 import time
-from typing import Any
 
 import redis
+from lab import executive, private_redis, queue_events, server_cpu
 
 import web
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.executive import Executive
 from flapjack_py.store import entities as entity_store
 
 VIEWS = ("/", "/?state=critical", "/?state=unhandled&sort=duration", "/?tag=db", "/?text=refused",
@@ -34,29 +30,20 @@ STATES = ("critical", "warning", "unknown")
 
 def make_world(client: redis.Redis, checks: int, failing: int, acknowledged: int) -> None:
     """`checks` checks on checks/100 entities; the first `failing` fail, the first `acknowledged` are acked."""
-    config: dict[str, Any] = {"executive": {"new_check_scheduled_maintenance_duration": 0}}
     names = [(f"host-{i // 100:03d}.example.com", f"check {i % 100}") for i in range(checks)]
-    _push(client, [{"type": "service", "entity": e, "check": c, "state": "ok", "summary": "fine"} for e, c in names])
-    Executive(client, config).drain()
-    _push(client, [{"type": "service", "entity": e, "check": c, "state": STATES[i % 3], "initial_failure_delay": 0,
-                    "summary": f"connection refused on port {i}" if i % 2 else f"disk {i % 100}% full"}
-                   for i, (e, c) in enumerate(names[:failing])])
-    _push(client, [{"type": "action", "entity": e, "check": c, "state": "acknowledgement", "duration": 3600,
-                    "summary": "on it"} for e, c in names[:acknowledged]])
-    Executive(client, config).drain()
+    queue_events(client, ({"type": "service", "entity": e, "check": c, "state": "ok", "summary": "fine"}
+                          for e, c in names))
+    executive(client).drain()
+    queue_events(client, ({"type": "service", "entity": e, "check": c, "state": STATES[i % 3],
+                           "initial_failure_delay": 0,
+                           "summary": f"connection refused on port {i}" if i % 2 else f"disk {i % 100}% full"}
+                          for i, (e, c) in enumerate(names[:failing])))
+    queue_events(client, ({"type": "action", "entity": e, "check": c, "state": "acknowledgement", "duration": 3600,
+                           "summary": "on it"} for e, c in names[:acknowledged]))
+    executive(client).drain()
     for i in range(0, checks // 100, 10):
         entity_store.save_entity(client, f"id-{i}", f"host-{i:03d}.example.com")
         entity_store.add_entity_tags(client, f"id-{i}", ["db"])
-
-
-def _push(client: redis.Redis, events: list[dict[str, Any]]) -> None:
-    for i in range(0, len(events), 5000):
-        client.lpush("events", *(json.dumps(e) for e in events[i:i + 5000]))
-
-
-def server_cpu(client: redis.Redis) -> float:
-    info = client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def time_views(client: redis.Redis, runs: int) -> None:
@@ -83,17 +70,13 @@ def main() -> None:
     parser.add_argument("--acknowledged", type=int, default=200)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = EmbeddedRedis(tmp, persistent=False).start()
-        try:
-            client = server.client()
-            start = time.perf_counter()
-            make_world(client, args.checks, args.failing, args.acknowledged)
-            print(f"{client.zcard('all_checks')} checks, {client.zcard('failed_checks')} failing, "
-                  f"{args.acknowledged} acknowledged (made in {time.perf_counter() - start:.1f} s)")
-            time_views(client, args.runs)
-        finally:
-            server.stop()
+    with private_redis() as server:
+        client = server.client()
+        start = time.perf_counter()
+        make_world(client, args.checks, args.failing, args.acknowledged)
+        print(f"{client.zcard('all_checks')} checks, {client.zcard('failed_checks')} failing, "
+              f"{args.acknowledged} acknowledged (made in {time.perf_counter() - start:.1f} s)")
+        time_views(client, args.runs)
 
 
 if __name__ == "__main__":
