@@ -1,6 +1,6 @@
 """Several real `flapjack executive` processes on one real Redis, and what they leave behind.
 
-Used by tests/integration/test_multi_executive.py: start N executives, push a
+Used by tests/integration/test_multi_executive.py and test_crash_safety.py: start N executives, push a
 stream, wait until every event is counted, stop them, and read per-check
 outcomes (state, history length, alerts) to compare with one executive's run.
 """
@@ -34,9 +34,27 @@ def start_executives(server: EmbeddedRedis, config: dict[str, Any], tmp_path: Pa
     """Start `n` `flapjack executive` processes with `config` (written as a file) on `server`."""
     config_file = tmp_path / "flapjack.yml"
     config_file.write_text(json.dumps(config))  # JSON is YAML
+    return [start_executive(server, config_file) for _ in range(n)]
+
+
+def start_executive(server: EmbeddedRedis, config_file: Path) -> subprocess.Popen[bytes]:
+    """Start one `flapjack executive` process on `server` reading `config_file`."""
     env = dict(os.environ, FLAPJACK_REDIS_URL=server.url, FLAPJACK_CONFIG=str(config_file))
-    return [subprocess.Popen([sys.executable, "-c", "from flapjack_py.cli import main; main()", "executive"],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
+    return subprocess.Popen([sys.executable, "-c", "from flapjack_py.cli import main; main()", "executive"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def expected(stream: Iterable[dict[str, Any]]) -> tuple[dict[str, str], dict[str, int]]:
+    """(final state, number of state changes including the first state) per E:C (entity lower-cased) of a
+    stream of service events, in stream order: what the executive must leave behind."""
+    last: dict[str, str] = {}
+    changes: Counter[str] = Counter()
+    for e in stream:
+        cid = f"{e['entity'].lower()}:{e['check']}"
+        if last.get(cid) != e["state"]:
+            changes[cid] += 1
+            last[cid] = e["state"]
+    return last, dict(changes)
 
 
 def wait_registered(client: redis.Redis, n: int) -> None:

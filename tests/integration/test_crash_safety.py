@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import redis
+from executives import expected, in_flight, start_executive
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
@@ -37,24 +35,6 @@ def make_stream(n: int, seed: int = 7) -> list[dict[str, str]]:
             for i, c in enumerate(rng.randrange(CHECKS) for _ in range(n))]
 
 
-def expected_changes(stream: list[dict[str, str]]) -> dict[str, int]:
-    """Number of state changes (including the first state) per E:C, in stream order."""
-    last: dict[str, str] = {}
-    changes: Counter[str] = Counter()
-    for event in stream:
-        cid = f"{event['entity']}:{event['check']}"
-        if last.get(cid) != event["state"]:
-            changes[cid] += 1
-            last[cid] = event["state"]
-    return dict(changes)
-
-
-def start_executive(server: EmbeddedRedis, config_file: Path) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, FLAPJACK_REDIS_URL=server.url, FLAPJACK_CONFIG=str(config_file))
-    return subprocess.Popen([sys.executable, "-c", "from flapjack_py.cli import main; main()", "executive"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
 def kill_repeatedly(server: EmbeddedRedis, client: redis.Redis, config_file: Path, rng: random.Random) -> int:
     """Start executives and SIGKILL each at a random point once it commits, until the queue is empty; return
     how many were killed. Booting takes from 0.3 s to seconds on a busy machine, so the kill waits for the
@@ -73,10 +53,6 @@ def kill_repeatedly(server: EmbeddedRedis, client: redis.Redis, config_file: Pat
             proc.wait()
         kills += 1
     return kills
-
-
-def in_flight(client: redis.Redis) -> int:
-    return sum(int(client.llen(k)) for k in client.scan_iter(match=keys.events_in_flight_pattern()))
 
 
 @pytest.mark.timeout(300)
@@ -99,10 +75,10 @@ def test_sigkill_at_random_points_loses_and_repeats_nothing(redis_server: Embedd
     assert counters["all"] == EVENTS
     assert counters["ok"] == states["ok"]
     assert counters["failure"] == states["critical"] + states["warning"]
-    for cid, changes in expected_changes(stream).items():
+    last_state, state_changes = expected(stream)
+    for cid, changes in state_changes.items():
         entity, check = keys.split_check_id(cid)
         assert real_r.llen(keys.check_states(entity, check)) == changes, cid
-    last_state = {f"{e['entity']}:{e['check']}": e["state"] for e in stream}
     for cid, state in last_state.items():
         entity, check = keys.split_check_id(cid)
         assert real_r.hget(keys.check(entity, check), "state").decode() == state, cid

@@ -24,6 +24,7 @@ from executives import (
     Outcome,
     add_contact_for_all,
     counted,
+    expected,
     read_outcome,
     start_executives,
     stop,
@@ -58,18 +59,6 @@ def random_stream(n: int, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     return [event(c, rng.choice(["ok", "ok", "critical", "warning"]), i, upper=rng.random() < 0.3)
             for i, c in enumerate(rng.randrange(CHECKS) for _ in range(n))]
-
-
-def expected(stream: list[dict[str, Any]]) -> tuple[dict[str, str], dict[str, int]]:
-    """(final state, number of state changes) per E:C, in stream order."""
-    last: dict[str, str] = {}
-    changes: Counter[str] = Counter()
-    for e in stream:
-        cid = f"{e['entity'].lower()}:{e['check']}"
-        if last.get(cid) != e["state"]:
-            changes[cid] += 1
-            last[cid] = e["state"]
-    return last, dict(changes)
 
 
 def push(client: redis.Redis, stream: list[dict[str, Any]]) -> None:
