@@ -75,7 +75,7 @@ class _Batch:
 
     snapshots: dict[tuple[str, str], CheckSnapshot]
     entity_ids: dict[str, str]
-    counter: int  # the event counter of the item last processed (reserved for the batch when taken)
+    counter: int  # the event counter of the item being processed (reserved for it when taken)
     in_flight: int = 0  # this batch's events still on the in-flight list
     guard: Any = None  # pipeline WATCHing the in-flight list since it was last checked
     pending: list[WriteBuffer] = field(default_factory=list)  # processed, not yet committed
@@ -264,8 +264,9 @@ class Executive:
             raise
         except Exception as exc:  # one bad event must not stop the executive, nor its successors
             done = len(taken) - min(self.queue.in_flight_count(), len(taken))
-            singles = [Taken(raws=[raw], claims=[claim], counter=taken.counter + i)
-                       for i, (raw, claim) in enumerate(zip(taken.raws, taken.claims, strict=True)) if i >= done]
+            singles = [Taken(raws=[raw], claims=[claim], counters=[counter])
+                       for i, (raw, claim, counter) in enumerate(zip(taken.raws, taken.claims, taken.counters,
+                                                                     strict=True)) if i >= done]
             if len(taken) > 1:
                 log.exception("a batch of %d events failed; processing its %d uncommitted ones one at a time",
                               len(taken), len(singles))
@@ -313,7 +314,7 @@ class Executive:
             writes = WriteBuffer()
             writes.raw, writes.claim = raw, claim
             now = int(time.time())
-            batch.counter += 1  # reserved when taken, in take order
+            batch.counter = taken.counters[index]  # reserved when taken, in take order
             if item is None:
                 self.queue.uncount(writes)  # a noop is not counted
             elif isinstance(item, InvalidEvent):

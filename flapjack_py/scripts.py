@@ -13,10 +13,22 @@ _CLAIM_KEY = r"""
 -- unescaped `"entity":"..."` and `"check":"..."`; anything else (\\u escapes, escaped or repeated
 -- values) is decoded with cjson, surrogate escapes read as '?'. Not a JSON object with string entity and check: false (no claim; the
 -- executive rejects such an event).
+local FIELDS = {}
+for _, name in ipairs({'entity', 'check'}) do
+  FIELDS[name] = {'"' .. name .. '"', '^"' .. name .. '"%s*:%s*"([^"\\]*)"'}
+end
 local function json_field(raw, name)
-  local s, e, value = string.find(raw, '"' .. name .. '"%s*:%s*"([^"\\]*)"')
-  if not s or string.find(raw, '"' .. name .. '"', e + 1, true) then return nil end
-  return value
+  local quoted, pattern = FIELDS[name][1], FIELDS[name][2]
+  local at = string.find(raw, quoted, 1, true)  -- a plain search, then the pattern only where it can match
+  while at do
+    local s, e, value = string.find(raw, pattern, at)
+    if s then
+      if string.find(raw, quoted, e + 1, true) then return nil end
+      return value
+    end
+    at = string.find(raw, quoted, at + 1, true)
+  end
+  return nil
 end
 local function claim_key(raw)
   local entity, check

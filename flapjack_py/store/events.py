@@ -13,6 +13,7 @@ has its in-flight and hand-off events put back on the queue and its claims dropp
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections import Counter
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import redis
+from redis.exceptions import NoScriptError
 
 from .. import keys, scripts
 from ..heartbeat import Heartbeat
@@ -33,6 +35,8 @@ log = logging.getLogger(__name__)
 
 COUNTER_FIELDS = ("all", "ok", "failure", "action", "invalid")
 INSTANCE_TTL = 1_036_800  # 12 days, as Flapjack keeps executive_instance keys
+TAKE_CHUNK = 100
+"""Events per TAKE_EVENTS call (a take pipelines several): bounds how long one call holds Redis."""
 
 
 def push_event(client: redis.Redis, event: Mapping[str, Any], queue: str = "events") -> None:
@@ -63,18 +67,33 @@ def utc_hour(now: float) -> str:
 
 @dataclass
 class Taken:
-    """Events taken in one call: raw texts, their claim keys ('' = none), the counter before the first."""
+    """Events taken in one call: raw texts, their claim keys ('' = none), each one's event counter."""
 
     raws: list[bytes] = field(default_factory=list)
     claims: list[str] = field(default_factory=list)
-    counter: int = 0
+    counters: list[int] = field(default_factory=list)  # reserved when taken; chunks may interleave with others'
     unknown_owner: str | None = None  # an executive holding a queued event's check, not yet known to the taker
     handed: int = 0  # events handed over to the executives holding their checks
+
+    @property
+    def counter(self) -> int:
+        """The event counter before the first taken event (0 when nothing was taken)."""
+        return self.counters[0] - 1 if self.counters else 0
 
     @property
     def more(self) -> bool:
         """Nothing taken, but the queue may still have events for this executive: take again at once."""
         return not self.raws and (self.unknown_owner is not None or self.handed > 0)
+
+    def add(self, reply: list[Any]) -> None:
+        """Append one TAKE_EVENTS reply (a chunk taken after those already added)."""
+        raws = reply[3::2]
+        self.raws += raws
+        self.claims += [text(k) for k in reply[4::2]]
+        self.counters += range(int(reply[0]) + 1, int(reply[0]) + 1 + len(raws))
+        if reply[1] is not None and self.unknown_owner is None:
+            self.unknown_owner = text(reply[1])
+        self.handed += int(reply[2])
 
     def __len__(self) -> int:
         return len(self.raws)
@@ -97,7 +116,7 @@ class EventQueue:
         self.peers: set[str] = set()  # executives that may hold claims (their hand-off lists are passed to take)
         self._holding: Counter[str] = Counter()  # claim key -> this executive's taken, uncommitted events
         self._committing: Counter[str] = Counter()  # what _holding becomes when the pending commit succeeds
-        self._take = client.register_script(scripts.TAKE_EVENTS)
+        self._take_sha = hashlib.sha1(scripts.TAKE_EVENTS.encode()).hexdigest()  # EVALSHA; loaded on NOSCRIPT
         self._requeue = client.register_script(scripts.REQUEUE_ORPHANS)
 
     # --- taking ------------------------------------------------------------
@@ -112,15 +131,44 @@ class EventQueue:
         return taken
 
     def _take_once(self, most: int) -> Taken:
+        """One round trip: TAKE_EVENTS once per TAKE_CHUNK events, pipelined, so no call holds Redis for long.
+
+        Each call is atomic and does what a take of its size alone would; taking a chunk after another is
+        what consecutive takes do, so the events stay in queue order per check (and exactly-once).
+        """
         peers = sorted(self.peers - {self.id})
-        reply = self._take(keys=[self.queue, self.in_flight, self.handoff, keys.event_claims(), keys.event_counters(),
-                                 keys.event_counter_sequence(), *(keys.events_handoff(p) for p in peers)],
-                           args=[self.id, most, *peers])
-        owner = reply[1]
-        taken = Taken(raws=list(reply[3::2]), claims=[text(k) for k in reply[4::2]], counter=int(reply[0]),
-                      unknown_owner=None if owner is None else text(owner), handed=int(reply[2]))
+        script_keys = [self.queue, self.in_flight, self.handoff, keys.event_claims(), keys.event_counters(),
+                       keys.event_counter_sequence(), *(keys.events_handoff(p) for p in peers)]
+        sizes = [min(TAKE_CHUNK, most - first) for first in range(0, most, TAKE_CHUNK)]
+        taken = Taken()
+        for _attempt in range(2):  # again once the script is loaded, if the server did not know it
+            pipe = self.client.pipeline(transaction=False)
+            for size in sizes:
+                pipe.evalsha(self._take_sha, len(script_keys), *script_keys, self.id, size, *peers)
+            missing = self._add_replies(taken, pipe.execute(raise_on_error=False))
+            if not missing or taken:
+                break
         self._holding.update(c for c in taken.claims if c)
         return taken
+
+    def _add_replies(self, taken: Taken, replies: list[Any]) -> bool:
+        """Add the chunks taken, in order; load the script if a call did not find it (that call took nothing).
+
+        A call that failed otherwise took nothing either: raised when no call took anything, else logged
+        (the events the others took are in flight and must be processed).
+        """
+        failed = [r for r in replies if isinstance(r, Exception) and not isinstance(r, NoScriptError)]
+        for reply in replies:
+            if not isinstance(reply, Exception):
+                taken.add(reply)
+        missing = any(isinstance(r, NoScriptError) for r in replies)
+        if missing:
+            self._take_sha = self.client.script_load(scripts.TAKE_EVENTS)
+        if failed and not taken:
+            raise failed[0]
+        for error in failed:
+            log.error("a take call failed after others took events: %s", error)
+        return missing
 
     def wait(self, timeout: float) -> bool:
         """Block up to `timeout` s until the queue has an event, without taking it (BLMOVE onto itself)."""

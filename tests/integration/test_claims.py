@@ -13,7 +13,7 @@ import redis
 
 from flapjack_py import keys
 from flapjack_py.events import parse_event
-from flapjack_py.store.events import EventQueue
+from flapjack_py.store.events import TAKE_CHUNK, EventQueue
 
 pytestmark = pytest.mark.real
 
@@ -45,6 +45,10 @@ SAME_CHECK = [
     ('{"type":"service","state":"ok","entity":"x","\\u0065ntity":"web","check":"c"}',  # the last key wins
      '{"type":"service","state":"ok","entity":"web","check":"c"}'),
     ('{"type":"service","state":"ok","entity":"x","entity":"web","check":"c"}',
+     '{"type":"service","state":"ok","entity":"web","check":"c"}'),
+    ('{"type":"service","state":"ok","summary":"entity","check":"check","entity":"web","check":"c"}',  # names as values, then repeated
+     '{"type":"service","state":"ok","entity":"web","check":"c"}'),
+    ('{"type":"service","state":"ok","summary":"entity","entity":"web","details":"check","check":"c"}',  # names as values first
      '{"type":"service","state":"ok","entity":"web","check":"c"}'),
     ('{"type":"service","state":"ok","entity":"\u212a","check":"c"}',  # KELVIN SIGN lower-cases to k
      '{"type":"service","state":"ok","entity":"k","check":"c"}'),
@@ -142,3 +146,30 @@ def test_a_take_moves_at_most_its_batch_size_to_other_executives(real_r: redis.R
     taken = b.take(10)
     assert not taken and taken.handed == 10 and taken.more  # the rest stays queued for whoever comes next
     assert real_r.llen(keys.events_handoff(a.id)) == 10 and real_r.llen("events") == 15
+
+
+def test_a_large_take_runs_in_bounded_calls_and_keeps_queue_order_and_counters(real_r: redis.Redis) -> None:
+    a = queue(real_r, 1)
+    n = 2 * TAKE_CHUNK + 7
+    assert not a.take(1)  # the script loaded
+    real_r.lpush("events", *(ev(f"c{i}") for i in range(n)))
+    slowlog = real_r.config_get("slowlog-*")
+    real_r.config_set("slowlog-log-slower-than", 0)  # every command is logged (inside scripts too)
+    real_r.config_set("slowlog-max-len", 10_000)
+    real_r.slowlog_reset()
+    taken = a.take(n + 5)
+    sizes = [int(entry["command"].split()[10]) for entry in real_r.slowlog_get(10_000)
+             if entry["command"].startswith(b"EVALSHA")]
+    for name, value in slowlog.items():
+        real_r.config_set(name, value)
+    assert sorted(sizes) == [7 + 5, TAKE_CHUNK, TAKE_CHUNK]
+    assert [json.loads(r)["check"] for r in taken.raws] == [f"c{i}" for i in range(n)]
+    assert taken.counters == list(range(1, n + 1)) and taken.counter == 0
+    assert real_r.llen(a.in_flight) == n and real_r.llen("events") == 0
+
+
+def test_a_take_loads_its_script_when_the_server_lost_it(real_r: redis.Redis) -> None:
+    a = queue(real_r, 1)
+    real_r.lpush("events", ev("x"), ev("y"))
+    real_r.script_flush()
+    assert [json.loads(r)["check"] for r in a.take(10).raws] == ["x", "y"]
