@@ -99,9 +99,7 @@ def parse_event(raw: str | bytes, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> E
     data = _load_json(_checked_text(raw, max_bytes))
     if data.get("type") == "noop":
         return None
-    errors = _check_keys(data)
-    if not errors:
-        errors = [e for name, value in data.items() if (e := _check_field(name, value))]
+    errors = _check_keys(data) or _field_errors(data)
     if errors:
         raise InvalidEvent(errors)
     return _normalise(data)
@@ -177,6 +175,24 @@ def _check_keys(data: dict[str, Any]) -> list[str]:
     return errors
 
 
+_STRING_FIELDS = frozenset(("entity", "check", "summary", "details", "perfdata"))  # entity, check: see _check_keys
+
+
+def _field_errors(data: dict[str, Any]) -> list[str]:
+    """Every field's problem, in the event's order; the common valid values pass without a closer look."""
+    errors = []
+    for name, value in data.items():
+        if type(value) is str and name in _STRING_FIELDS:
+            continue
+        limit = INTEGER_RANGES.get(name)
+        if limit is not None and type(value) is int and -limit <= value <= limit:
+            continue
+        error = _check_field(name, value)
+        if error:
+            errors.append(error)
+    return errors
+
+
 def _check_field(name: str, value: Any) -> str | None:
     """The problem with one field's value, or None (required keys' presence is checked before)."""
     if name == "type":
@@ -229,21 +245,24 @@ _FIELD_CHECKS: dict[str, tuple[Any, str]] = {
 
 
 def _normalise(data: dict[str, Any]) -> Event:
-    def text(name: str) -> str | None:
-        value = data.get(name)
-        return (value.strip() or None) if isinstance(value, str) else None
-
-    def integer(name: str) -> int | None:
-        value = data.get(name)
-        return None if value is None else int(value)
-
+    get = data.get
     return Event(
         type=data["type"].lower(), state=data["state"].lower(), entity=data["entity"].lower(),
-        check=data["check"], time=integer("time"), summary=text("summary"), details=text("details"),
-        perfdata=text("perfdata"), acknowledgement_id=data.get("acknowledgement_id"),
-        duration=integer("duration"), initial_failure_delay=integer("initial_failure_delay"),
-        repeat_failure_delay=integer("repeat_failure_delay"), tags=frozenset(data.get("tags") or ()),
+        check=data["check"], time=_integer(get("time")), summary=_text(get("summary")), details=_text(get("details")),
+        perfdata=_text(get("perfdata")), acknowledgement_id=get("acknowledgement_id"),
+        duration=_integer(get("duration")), initial_failure_delay=_integer(get("initial_failure_delay")),
+        repeat_failure_delay=_integer(get("repeat_failure_delay")), tags=frozenset(get("tags") or ()),
     )
+
+
+def _text(value: Any) -> str | None:
+    """A string field stripped, None when absent, blank or not a string."""
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def _integer(value: Any) -> int | None:
+    """A validated integer field (an int or a string of digits) as int."""
+    return None if value is None else int(value)
 
 
 def derived_tags(entity: str, check: str) -> set[str]:

@@ -391,7 +391,7 @@ class Executive:
 
     def _load_batch(self, events: list[Event], counter: int) -> _Batch:
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
-        snapshots = check_store.load_snapshots(self.raw, ids) if ids else {}
+        snapshots = check_store.load_snapshots(self.raw, ids, _ok_only(events, self.cfg.flap_detection)) if ids else {}
         entity_ids = {s.entity: s.entity_id for s in snapshots.values() if s.entity_id}
         return _Batch(snapshots, entity_ids, counter)
 
@@ -550,9 +550,8 @@ class Executive:
 
     def _filters_pass(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, previous: str | None,
                       now: int) -> bool:
+        data = FilterInput(event, snap, previous, now, self.cfg.initial_failure_delay, self.cfg.repeat_failure_delay)
         for check_filter in filters.FILTERS:
-            data = FilterInput(event, snap, previous, now, self.cfg.initial_failure_delay,
-                               self.cfg.repeat_failure_delay)
             verdict = check_filter(data)
             self._apply_effects(writes, snap, verdict, now)
             if verdict.block:
@@ -665,6 +664,15 @@ class Executive:
 def new_entity_id(name: str) -> str:
     """The id of an entity first seen in an event: the same for every executive, so concurrent ones agree."""
     return str(uuid.uuid5(ENTITY_ID_NAMESPACE, name))
+
+
+def _ok_only(events: list[Event], flap_detection: bool) -> set[tuple[str, str]]:
+    """Checks whose every event in the batch is an `ok` result: on an ok check they stop at the ok filter,
+    reading neither notification times nor tags (with flap detection an ok may notify: none)."""
+    if flap_detection:
+        return set()
+    ok = {(e.entity, e.check) for e in events if e.is_ok}
+    return ok - {(e.entity, e.check) for e in events if not e.is_ok}
 
 
 def _counter_fields(event: Event) -> tuple[str, ...]:

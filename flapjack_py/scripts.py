@@ -169,7 +169,9 @@ LOAD_SNAPSHOTS = """
 -- KEYS[1] entity ids hash, KEYS[2] all_checks, KEYS[3] check_hashes_by_id, KEYS[4] failed_checks,
 -- then per check 11 keys: check hash, scheduled_maintenances zset, E:C:check_tags set,
 --   8 keys to MGET (6 last_*_notification, scheduled and unscheduled in-force keys)
--- ARGV: per check 2 values: E:C, entity name
+-- ARGV: per check 3 values: E:C, entity name, '1' when the caller needs neither the check's notification times
+--   nor its tags if its state is ok (the executive's ok events on an ok check read neither: they stop at the ok
+--   filter), else '0'
 -- Returns one array per check: {entity id, registered (1/0), ack hash stored (1/0), {state, last_change,
 -- last_update, initial_failure_delay, repeat_failure_delay, interval, flap_history, flapping}, MGET values,
 -- scheduled windows (ZRANGE WITHSCORES, only for a new check or when no window is in force),
@@ -180,14 +182,21 @@ LOAD_SNAPSHOTS = """
 local failing = {warning = true, critical = true, unknown = true}
 local entity_ids = {}
 local out = {}
-for n = 1, #ARGV / 2 do
-  local cid, entity = ARGV[2 * n - 1], ARGV[2 * n]
+for n = 1, #ARGV / 3 do
+  local cid, entity, light = ARGV[3 * n - 2], ARGV[3 * n - 1], ARGV[3 * n] == '1'
   local k = 4 + 11 * (n - 1)
   if entity_ids[entity] == nil then entity_ids[entity] = redis.call('HGET', KEYS[1], entity) end
-  local mget = redis.call('MGET', unpack(KEYS, k + 4, k + 11))
   local hm = redis.call('HMGET', KEYS[k + 1], 'state', 'last_change', 'last_update', 'initial_failure_delay',
                         'repeat_failure_delay', 'interval', 'flap_history', 'flapping')
   local state = hm[1]
+  light = light and state == 'ok'
+  local mget
+  if light then
+    local in_force = redis.call('MGET', KEYS[k + 10], KEYS[k + 11])
+    mget = {false, false, false, false, false, false, in_force[1], in_force[2]}
+  else
+    mget = redis.call('MGET', unpack(KEYS, k + 4, k + 11))
+  end
   local registered, hashed, failed = 1, 0, false
   if not state then
     registered = redis.call('ZSCORE', KEYS[2], cid) and 1 or 0
@@ -198,7 +207,8 @@ for n = 1, #ARGV / 2 do
   end
   local windows = {}
   if not mget[7] or not state then windows = redis.call('ZRANGE', KEYS[k + 2], 0, -1, 'WITHSCORES') end
-  out[n] = {entity_ids[entity], registered, hashed, hm, mget, windows, failed, redis.call('SMEMBERS', KEYS[k + 3])}
+  out[n] = {entity_ids[entity], registered, hashed, hm, mget, windows, failed,
+            light and {} or redis.call('SMEMBERS', KEYS[k + 3])}
 end
 return out
 """

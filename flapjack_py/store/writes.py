@@ -79,18 +79,17 @@ class WriteBuffer:
         vars(self).update({name: _copied(value) for name, value in snapshot.items()})
 
     def merge(self, other: WriteBuffer) -> None:
-        """Add another event's writes after these."""
+        """Add another event's writes after these (never sharing its containers: it may be replayed again)."""
         self.calls += other.calls
-        for key, fields in other.hashes.items():
-            self.hset(key, mapping=fields)
+        _merge_updates(self.hashes, other.hashes)
         for key, incrs in other.incrs.items():
+            mine = self.incrs.setdefault(key, {})
             for field, amount in incrs.items():
-                self.hincrby(key, field, amount)
+                mine[field] = mine.get(field, 0) + amount
         self.strings.update(other.strings)
         for key, values in other.lists.items():
-            self.rpush(key, *values)
-        for key, members in other.zsets.items():
-            self.zsets.setdefault(key, {}).update(members)
+            self.lists.setdefault(key, []).extend(values)
+        _merge_updates(self.zsets, other.zsets)
         self.expires.update(other.expires)
         self.jobs += other.jobs
 
@@ -115,6 +114,16 @@ class WriteBuffer:
                 pipe.zrem(key, *removed)
         for key, seconds in self.expires.items():
             pipe.expire(key, seconds)
+
+
+def _merge_updates(mine: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]]) -> None:
+    """Per key, `other`'s fields over `mine`'s (a key new to `mine` gets a copy)."""
+    for key, fields in other.items():
+        found = mine.get(key)
+        if found is None:
+            mine[key] = dict(fields)
+        else:
+            found.update(fields)
 
 
 def _copied(value: Any) -> Any:

@@ -132,10 +132,10 @@ def test_an_event_that_breaks_processing_is_rejected_alone(real_r: redis.Redis,
     """Whatever still breaks (here: loading the check's state) costs that event only; its batch goes on."""
     real_load = check_store.load_snapshots
 
-    def load(client: Any, ids: list[tuple[str, str]]) -> Any:
+    def load(client: Any, ids: list[tuple[str, str]], *args: Any) -> Any:
         if ("cursed", "HTTP") in ids:
             raise ValueError("corrupt check state")
-        return real_load(client, ids)
+        return real_load(client, ids, *args)
 
     monkeypatch.setattr(check_store, "load_snapshots", load)
     ex = Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}})

@@ -24,3 +24,21 @@ def test_restore_forgets_every_write_made_after_the_snapshot() -> None:
     writes.hset("h", "c", 3)
     writes.restore(snapshot)  # a snapshot can be restored again
     assert writes.hashes == {"h": {"a": 1}}
+
+
+def test_merged_writes_never_change_the_buffers_merged() -> None:
+    first, second, merged = WriteBuffer(), WriteBuffer(), WriteBuffer()
+    first.hset("h", "a", 1)
+    first.zadd("z", {"m": 1})
+    first.rpush("l", 1)
+    first.hincrby("c", "n", 1)
+    second.hset("h", "b", 2)
+    second.zrem("z", "m")
+    second.rpush("l", 2)
+    second.hincrby("c", "n", 2)
+    merged.merge(first)
+    merged.merge(second)
+    assert merged.hashes == {"h": {"a": 1, "b": 2}} and merged.zsets == {"z": {"m": None}}
+    assert merged.lists == {"l": [1, 2]} and merged.incrs == {"c": {"n": 3}}
+    assert first.hashes == {"h": {"a": 1}} and first.zsets == {"z": {"m": 1}}  # replayed again if the MULTI fails
+    assert first.lists == {"l": [1]} and first.incrs == {"c": {"n": 1}}
