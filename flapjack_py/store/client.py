@@ -53,6 +53,8 @@ def to_int(value: Any) -> int | None:
         return None
     if type(value) is bytes and value.isdigit():  # the common case: digits only (bytes.isdigit is ASCII only)
         return int(value)
+    if type(value) is str and value.isdigit() and value.isascii():
+        return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
