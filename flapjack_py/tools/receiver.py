@@ -143,36 +143,24 @@ def _fifo_group(name: str, parse: nagios.Parser, help_text: str) -> click.Group:
     name_option = click.option("--name", "counter_name", default=name, show_default=True,
                                help="Name its counters are kept under (receiver_counters:NAME).")
 
-    def run(config: Config, path: str | None, mode: int | None, buffer: int | None, counter_name: str) -> None:
-        settings = getattr(config.receivers, name)
-        _run_pipe(config, counter_name, _or(path, settings.fifo), _or(mode, settings.mode()),
-                  _or(buffer, settings.buffer), parse)
+    def reading(command: str, help_text: str) -> None:
+        """Add `command` (start, restart: there is nothing to stop first), which reads the pipe in the foreground."""
+        @group.command(command, help=help_text)
+        @fifo_option
+        @mode_option
+        @buffer_option
+        @name_option
+        @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
+        @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
+        @click.pass_obj
+        def read(config: Config, /, fifo: str | None, fifo_mode: int | None, buffer: int | None, counter_name: str,
+                 **_: Any) -> None:
+            settings = getattr(config.receivers, name)
+            _run_pipe(config, counter_name, _or(fifo, settings.fifo), _or(fifo_mode, settings.mode()),
+                      _or(buffer, settings.buffer), parse)
 
-    @group.command("start")
-    @fifo_option
-    @mode_option
-    @buffer_option
-    @name_option
-    @click.option("-p", "--pidfile", help="Accepted for compatibility (no pidfile is written).")
-    @click.option("-l", "--logfile", help="Accepted for compatibility (logs go where `logging` says).")
-    @click.pass_obj
-    def start(config: Config, /, fifo: str | None, fifo_mode: int | None, buffer: int | None, counter_name: str,
-              **_: Any) -> None:
-        """Read the named pipe and queue its records, in the foreground."""
-        run(config, fifo, fifo_mode, buffer, counter_name)
-
-    @group.command("restart")
-    @fifo_option
-    @mode_option
-    @buffer_option
-    @name_option
-    @click.option("-p", "--pidfile", help="Accepted for compatibility.")
-    @click.option("-l", "--logfile", help="Accepted for compatibility.")
-    @click.pass_obj
-    def restart(config: Config, /, fifo: str | None, fifo_mode: int | None, buffer: int | None, counter_name: str,
-                **_: Any) -> None:
-        """Same as start: there is no background receiver to stop."""
-        run(config, fifo, fifo_mode, buffer, counter_name)
+    reading("start", "Read the named pipe and queue its records, in the foreground.")
+    reading("restart", "Same as start: there is no background receiver to stop.")
 
     @group.command("stop")
     @click.option("-p", "--pidfile", help="Accepted for compatibility.")
