@@ -21,6 +21,7 @@ import jinja2.meta
 
 from .config import Config
 from .durations import MONTH, YEAR, words
+from .filters.acknowledgement import DEFAULT_ACK_DURATION
 from .template_files import environment, override_key
 
 log = logging.getLogger(__name__)
@@ -180,7 +181,7 @@ def ack_clause(type_: str, duration: int | None) -> str:
     """For acknowledgements: `, unscheduled maintenance created for <words(duration)>` (jabber, pagerduty)."""
     if type_ != "acknowledgement":
         return ""
-    return f" has been acknowledged, unscheduled maintenance created for {words(duration or 14400)}"
+    return f" has been acknowledged, unscheduled maintenance created for {words(duration or DEFAULT_ACK_DURATION)}"
 
 
 def local_time(ts: int) -> str:

@@ -88,9 +88,7 @@ def create_rule(client: redis.Redis, rule: NotificationRule, *, pipe: redis.clie
 
 def delete_rule(client: redis.Redis, rule_id: str, *, pipe: redis.client.Pipeline | None = None) -> None:
     """Remove a rule from its owner's set and delete its hash; raises NotFound for an unknown rule."""
-    rule = load_rule(client, rule_id)
-    if rule is None:
-        raise NotFound(f"could not find notification rule '{rule_id}'")
+    rule = _require_rule(client, rule_id)
     with writing(str_client(client), pipe) as p:
         p.srem(keys.contact_notification_rules(rule.contact_id), rule_id)
         p.delete(keys.notification_rule(rule_id))
@@ -98,10 +96,8 @@ def delete_rule(client: redis.Redis, rule_id: str, *, pipe: redis.client.Pipelin
 
 def move_rule(client: redis.Redis, rule_id: str, contact_id: str, *,
               pipe: redis.client.Pipeline | None = None) -> None:
-    """Give a rule to another contact (removed from its previous owner's set)."""
-    rule = load_rule(client, rule_id)
-    if rule is None:
-        raise NotFound(f"could not find notification rule '{rule_id}'")
+    """Give a rule to another contact (removed from its previous owner's set); raises NotFound for an unknown rule."""
+    rule = _require_rule(client, rule_id)
     with writing(str_client(client), pipe) as p:
         p.srem(keys.contact_notification_rules(rule.contact_id), rule_id)
         p.hset(keys.notification_rule(rule_id), "contact_id", contact_id)
@@ -113,3 +109,10 @@ def move_rule(client: redis.Redis, rule_id: str, contact_id: str, *,
 def _require_contact(client: redis.Redis, contact_id: str) -> None:
     if not str_client(client).hexists(keys.contact(contact_id), "first_name"):
         raise NotFound(f"could not find contact '{contact_id}'")
+
+
+def _require_rule(client: redis.Redis, rule_id: str) -> NotificationRule:
+    rule = load_rule(client, rule_id)
+    if rule is None:
+        raise NotFound(f"could not find notification rule '{rule_id}'")
+    return rule

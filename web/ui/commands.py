@@ -16,6 +16,7 @@ import redis
 
 from flapjack_py import keys, recurrence
 from flapjack_py.checks import ack_hash
+from flapjack_py.filters.acknowledgement import DEFAULT_ACK_DURATION
 from flapjack_py.recurrence import Series
 from flapjack_py.store import history
 from flapjack_py.store import maintenance as maint
@@ -24,9 +25,6 @@ from flapjack_py.store.events import push_events
 from flapjack_py.timeparse import parse_duration
 
 log = logging.getLogger(__name__)
-
-DEFAULT_ACK_DURATION = 4 * 3600
-"""Seconds of unscheduled maintenance an acknowledgement creates when no duration is given."""
 
 
 def acknowledge(client: redis.Redis, queue: str, entity: str, check: str, duration: str, comment: str) -> int:
