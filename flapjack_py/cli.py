@@ -87,11 +87,11 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
 @click.pass_obj
 def server(config: Config) -> None:
     """Run everything: executive, watchdog, enabled gateways and the web app, supervised."""
-    from .connection import open_redis
+    from .connection import open_clients
     from .supervisor import run_server
 
     if config.redis.url:  # fail in one line now, not in every child
-        open_redis(config)[0].close()
+        open_clients(config)[0].close()
     sys.exit(run_server(config))
 
 
@@ -105,16 +105,16 @@ _METRICS_PORT = click.option("--metrics-port", type=click.IntRange(1, 65535), me
 @click.pass_obj
 def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
     """Run the executive: take events, update check state, notify."""
-    from .connection import open_redis
+    from .connection import open_clients
     from .executive import Executive
 
-    client, embedded = open_redis(config)
+    clients, embedded = open_clients(config)
     try:
         if metrics_port:
             from .metrics import serve as serve_metrics
 
-            serve_metrics(metrics_port, client, config)
-        ex = Executive(client, config)
+            serve_metrics(metrics_port, clients, config)
+        ex = Executive(clients, config)
         if burst:
             click.echo(f"processed {ex.drain()} events")
         else:
@@ -134,10 +134,10 @@ def gateway(config: Config, name: str, burst: bool, metrics_port: int | None) ->
     from gateways.worker import run_gateway
 
     if metrics_port:
-        from .connection import open_redis
+        from .connection import open_clients
         from .metrics import serve as serve_metrics
 
-        serve_metrics(metrics_port, open_redis(config)[0], config)
+        serve_metrics(metrics_port, open_clients(config)[0], config)
 
     sys.exit(run_gateway(name, config, burst=burst))
 

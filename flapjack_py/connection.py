@@ -1,7 +1,9 @@
 """Build the Redis clients every part runs against: URL (TLS, ACL user), Sentinel, or the embedded server.
 
-One place makes clients, so the executive, the gateway workers (rq wants bytes
-replies) and the web app all get the same settings: with `redis.sentinels` a
+One place makes clients, so the executive, the gateway workers and the web app
+all get the same settings, and each process builds its pair once (`open_clients`,
+`make_clients`): a str-replying client for the data layer and a bytes-replying
+one for rq and raw events (flapjack_py.store.client.Clients). The settings: with `redis.sentinels` a
 redis-py Sentinel-managed pool, which asks the sentinels for the primary on
 every new connection and so follows a failover. A command that cannot connect
 is retried RETRIES times RETRY_WAIT s apart; redis-py applies the same policy to
@@ -19,12 +21,13 @@ from urllib.parse import urlparse
 import redis
 from redis.backoff import ConstantBackoff
 from redis.retry import Retry
-from redis.sentinel import Sentinel
+from redis.sentinel import Sentinel, SentinelConnectionPool
 
 from .config import Config, RedisConfig
 from .embedded_redis import EmbeddedRedis
 from .errors import ConfigError, RedisUnavailable
 from .redaction import mask_url
+from .store.client import Clients, as_bytes_redis, as_str_redis, decodes
 
 log = logging.getLogger(__name__)
 
@@ -40,32 +43,88 @@ SENTINEL_TIMEOUT = 3.0
 """Seconds to wait for a sentinel's connection or reply before asking the next one."""
 
 
-def open_redis(config: Config) -> tuple[redis.Redis, EmbeddedRedis | None]:
-    """Return (bytes client, embedded server to stop or None).
+def open_clients(config: Config) -> tuple[Clients, EmbeddedRedis | None]:
+    """Return (the process's clients, embedded server to stop or None).
 
     With neither `redis.url` nor `redis.sentinels` the embedded server is started,
     unless another process already runs it.
     """
     if config.redis.url or config.redis.sentinels:
-        client = make_client(config.redis)
+        clients = make_clients(config.redis)
         try:
-            client.ping()
+            clients.raw.ping()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
-            client.close()
+            clients.close()
             raise unreachable(describe(config.redis) if config.redis.sentinels else config.redis.url, exc) from None
-        warn_if_not_persistent(client, describe(config.redis))
-        return client, None
+        warn_if_not_persistent(clients.raw, describe(config.redis))
+        return clients, None
     server = EmbeddedRedis(config.redis.data_dir, persistent=True, binary=config.redis.embedded_binary)
     if server.answering():  # another flapjack process (e.g. `flapjack server`) runs it: share, never stop it
         log.info("using the embedded Redis already running at %s", server.url)
-        return server.client(), None
+        return embedded_clients(server), None
     server.start()
     log.info("embedded Redis listening at %s", server.url)
-    return server.client(), server
+    return embedded_clients(server), server
+
+
+def make_clients(cfg: RedisConfig) -> Clients:
+    """The str and the bytes client for the configured URL or Sentinel service."""
+    return Clients(text=as_str_redis(make_client(cfg, decode_responses=True)), raw=as_bytes_redis(make_client(cfg)))
+
+
+def embedded_clients(server: EmbeddedRedis) -> Clients:
+    """The str and the bytes client of an embedded server."""
+    return Clients(text=as_str_redis(server.client(decode_responses=True, encoding_errors="replace")),
+                   raw=as_bytes_redis(server.client()))
+
+
+def clients_from_url(url: str, **options: Any) -> Clients:
+    """The str and the bytes client for a bare URL (a tool's --server or --source option)."""
+    return Clients(text=as_str_redis(redis.Redis.from_url(url, decode_responses=True, encoding_errors="replace",
+                                                          **options)),
+                   raw=as_bytes_redis(redis.Redis.from_url(url, **options)))
+
+
+def clients_for(client: redis.Redis | Clients) -> Clients:
+    """The pair for one client an embedder hands over (contract: `Executive(r, cfg)` and `create_app(redis=r)`
+    take any redis.Redis, e.g. a plain `redis.Redis.from_url(url)` with bytes replies).
+
+    The other kind is made once, here, from the client's connection settings (same server, same
+    Sentinel service, so it follows a failover too); a str one turns bad UTF-8 into U+FFFD. The
+    processes flapjack itself starts build their pair from the config instead (open_clients).
+    """
+    if isinstance(client, Clients):
+        return client
+    if decodes(client):
+        return Clients(text=as_str_redis(client), raw=as_bytes_redis(_other_kind(client)))
+    return Clients(text=as_str_redis(_other_kind(client)), raw=as_bytes_redis(client))
+
+
+def localhost_clients() -> Clients:
+    """The pair for redis-py's default server (localhost:6379, db 0): create_app's when no Redis is configured."""
+    return clients_for(redis.Redis())
+
+
+def _other_kind(client: redis.Redis) -> redis.Redis:
+    """A client on `client`'s connection settings that replies with the other kind (str <-> bytes)."""
+    pool = client.connection_pool
+    kwargs = dict(pool.connection_kwargs)
+    kwargs["decode_responses"] = not kwargs.get("decode_responses")
+    if kwargs["decode_responses"]:
+        kwargs.setdefault("encoding_errors", "replace")
+    if isinstance(pool, SentinelConnectionPool):  # same sentinels and service: follows a failover too
+        kwargs.pop("connection_pool", None)
+        new_pool: redis.ConnectionPool = SentinelConnectionPool(
+            pool.service_name, pool.sentinel_manager, is_master=pool.is_master,
+            check_connection=pool.check_connection, **kwargs)
+    else:
+        new_pool = pool.__class__(connection_class=pool.connection_class, **kwargs)
+    return redis.Redis(connection_pool=new_pool)
 
 
 def make_client(cfg: RedisConfig, decode_responses: bool = False) -> redis.Redis:
-    """A client for the configured URL or Sentinel service (bytes replies unless `decode_responses`)."""
+    """A client for the configured URL or Sentinel service (bytes replies unless `decode_responses`;
+    str replies turn bad UTF-8 into U+FFFD)."""
     options = _options(cfg, decode_responses)
     if cfg.sentinels:
         sentinel = Sentinel(parse_sentinels(cfg.sentinels), sentinel_kwargs=_sentinel_options(cfg), **options)
@@ -130,6 +189,8 @@ def _options(cfg: RedisConfig, decode_responses: bool) -> dict[str, Any]:
         "retry": Retry(ConstantBackoff(RETRY_WAIT), RETRIES),
         "retry_on_error": [redis.ConnectionError, redis.TimeoutError],
     }
+    if decode_responses:
+        options["encoding_errors"] = "replace"  # a reply that is not UTF-8 is shown, not an error
     if cfg.username:
         options["username"] = cfg.username
     if cfg.password:

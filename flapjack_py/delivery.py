@@ -26,6 +26,7 @@ from .render import render_alert
 from .rq_jobs import PLACEHOLDER_ID, JobTemplate, stamp
 from .store import alerts as alert_store
 from .store.alerts import AlertStatus
+from .store.client import BytesRedis
 from .store.jobs import write_jobs
 from .store.status_page import DeliveryQueue
 from .store.writes import WriteBuffer
@@ -61,7 +62,7 @@ _templates: dict[tuple[str, RetrySetting], JobTemplate] = {}
 _retry_settings: dict[tuple[int, str], tuple[Config, RetrySetting]] = {}
 
 
-def queue_for(connection: redis.Redis, medium: str) -> Queue:
+def queue_for(connection: BytesRedis, medium: str) -> Queue:
     """The rq queue of a medium (named after it), using the JSON serializer.
 
     Cached per connection: rq asks the server's version once per Queue object.
@@ -100,7 +101,7 @@ def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
     return status
 
 
-def enqueue_jobs(connection: redis.Redis, pipe: redis.client.Pipeline, jobs: Iterable[JobData]) -> None:
+def enqueue_jobs(connection: BytesRedis, pipe: redis.client.Pipeline, jobs: Iterable[JobData]) -> None:
     """Write `jobs` as rq's `enqueue_many` does, per medium in order, on `pipe` (a MULTI the caller executes).
 
     `connection` must be a bytes (non-decoding) client, as rq requires.
@@ -111,7 +112,7 @@ def enqueue_jobs(connection: redis.Redis, pipe: redis.client.Pipeline, jobs: Ite
         write_jobs(pipe, prepared, stamp())
 
 
-def enqueue_alert(connection: redis.Redis, pipe: redis.client.Pipeline, alert: Mapping[str, Any],
+def enqueue_alert(connection: BytesRedis, pipe: redis.client.Pipeline, alert: Mapping[str, Any],
                   config: Config) -> str:
     """Record and enqueue one alert whose subject/body are already set, on `pipe` (in MULTI mode); return the status.
 
@@ -126,7 +127,7 @@ def enqueue_alert(connection: redis.Redis, pipe: redis.client.Pipeline, alert: M
     return status
 
 
-def delivery_queues(connection: redis.Redis, config: Config) -> list[DeliveryQueue]:
+def delivery_queues(connection: BytesRedis, config: Config) -> list[DeliveryQueue]:
     """Jobs waiting and failed on each medium's rq queue (media enabled in config, or with jobs)."""
     found = []
     for medium in KNOWN_MEDIA:
@@ -144,7 +145,7 @@ def job_data(record: Mapping[str, Any], retry: RetrySetting) -> EnqueueData:
                               result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL, description=_description(record))
 
 
-def _template(connection: redis.Redis, medium: str, retry: RetrySetting) -> JobTemplate:
+def _template(connection: BytesRedis, medium: str, retry: RetrySetting) -> JobTemplate:
     """What rq writes for a job on the medium's queue with these retries (recorded once)."""
     template = _templates.get((medium, retry))
     if template is None:

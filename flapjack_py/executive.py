@@ -26,6 +26,7 @@ import redis
 from . import decisions, delivery, filters, flapping, staleness
 from .checks import CheckSnapshot, StateChange, ack_hash, max_notified_severity, previous_run, worst
 from .config import Config, load_config
+from .connection import clients_for
 from .errors import InvalidEvent
 from .events import Event, derived_tags, parse_event
 from .filters.acknowledgement import ack_duration
@@ -37,13 +38,14 @@ from .notifier import Notifier, NotifyRequest, write_notify_log
 from .rollup import FactsChange, facts_change
 from .store import checks as check_store
 from .store import decisions as decision_store
-from .store import decoded, maintenance_series
 from .store import flapping as flap_store
 from .store import maintenance as maint
+from .store import maintenance_series
 from .store import metrics as metric_store
 from .store import staleness as stale_store
 from .store import tags as tag_store
 from .store.alerts import trim_alert_indexes
+from .store.client import Clients
 from .store.events import EventQueue, Taken, drop_stale_archive_keys, utc_hour
 from .store.samples import record_sample
 from .store.writes import WriteBuffer
@@ -87,16 +89,16 @@ class _Batch:
 class Executive:
     """Processes the event queue. `drain()` works through what is queued; `run()` until stopped."""
 
-    def __init__(self, redis_client: redis.Redis, config: Config | dict[str, Any] | None = None,
+    def __init__(self, redis_client: Clients | redis.Redis, config: Config | dict[str, Any] | None = None,
                  notifier: Notifier | None = None) -> None:
         self.config = load_config(config)
         self.cfg = self.config.executive
-        self.raw = redis_client
-        self.client = decoded(redis_client)
-        self.notifier = notifier if notifier is not None else Notifier(redis_client, self.config)
+        clients = clients_for(redis_client)  # a Clients pair as built by open_clients, or an embedder's client
+        self.client, self.raw = clients.text, clients.raw  # str for store/; bytes for raw events and rq
+        self.notifier = notifier if notifier is not None else Notifier(self.client, self.config)
         self.host = socket.getfqdn()
         self.pid = os.getpid()
-        self.queue = EventQueue(self.raw, self.cfg.queue, self.host, self.pid)
+        self.queue = EventQueue(self.client, self.raw, self.cfg.queue, self.host, self.pid)
         self.heartbeat = Heartbeat(role="executive", host=self.host, pid=self.pid, started=int(time.time()))
         self._stopping = False
         self._registered = False
@@ -199,8 +201,8 @@ class Executive:
         hour = utc_hour(time.time())
         if hour != self._hour:
             if self._hour:
-                drop_stale_archive_keys(self.raw)
-                trim_alert_indexes(self.raw, int(time.time()), self.cfg.alert_retention)
+                drop_stale_archive_keys(self.client)
+                trim_alert_indexes(self.client, int(time.time()), self.cfg.alert_retention)
             self._hour = hour
         self._materialise_series()
         self._sweep_stale()
@@ -391,7 +393,7 @@ class Executive:
 
     def _load_batch(self, events: list[Event], counter: int) -> _Batch:
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
-        snapshots = check_store.load_snapshots(self.raw, ids, _ok_only(events, self.cfg.flap_detection)) if ids else {}
+        snapshots = check_store.load_snapshots(self.client, ids, _ok_only(events, self.cfg.flap_detection)) if ids else {}
         entity_ids = {s.entity: s.entity_id for s in snapshots.values() if s.entity_id}
         return _Batch(snapshots, entity_ids, counter)
 

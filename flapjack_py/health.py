@@ -16,6 +16,7 @@ import redis
 
 from .config import Config
 from .delivery import FAILURE_TTL
+from .store.client import StrRedis
 from .store.health import HealthInputs, load_health_inputs
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class Health:
                 "gateways": self.gateways}
 
 
-def check_health(client: redis.Redis, config: Config, now: int) -> Health:
+def check_health(client: StrRedis, config: Config, now: int) -> Health:
     """Read Redis and assess; an unreachable Redis is itself a failing answer, never an exception."""
     wd = config.watchdog
     media = enabled_media(config)

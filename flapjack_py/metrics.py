@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-import redis
 from prometheus_client import CollectorRegistry, generate_latest, start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -19,7 +18,7 @@ from rq import Worker
 from .config import KNOWN_MEDIA, Config
 from .delivery import queue_for
 from .store import metrics as store
-from .store.client import str_client
+from .store.client import Clients, StrRedis
 from .store.events import events_processed, queue_length
 from .store.receivers import load_receiver_counters, rejected_reasons
 
@@ -29,12 +28,13 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 class FlapjackCollector(Collector):
     """Yields every flapjack_* metric family from one set of Redis reads."""
 
-    def __init__(self, raw: redis.Redis, config: Config) -> None:
-        self.raw = raw
+    def __init__(self, clients: Clients, config: Config) -> None:
+        self.raw = clients.raw  # rq's registries
+        self.client = clients.text
         self.config = config
 
     def collect(self) -> Iterator[Metric]:
-        client = str_client(self.raw)
+        client = self.client
         queue = self.config.executive.queue
         yield _counter("flapjack_events_processed", "Events the executives have processed.",
                        events_processed(client))
@@ -53,7 +53,7 @@ class FlapjackCollector(Collector):
         yield from self._receivers(client)
         yield self._up(client)
 
-    def _checks(self, client: redis.Redis) -> Iterator[Metric]:
+    def _checks(self, client: StrRedis) -> Iterator[Metric]:
         counts = store.check_counts(client)
         states = GaugeMetricFamily("flapjack_checks", "Known checks by current state.", labels=["state"])
         for state, count in sorted(counts.by_state.items()):
@@ -62,7 +62,7 @@ class FlapjackCollector(Collector):
         yield _gauge("flapjack_checks_unhandled", "Failing checks not acknowledged, not in maintenance, enabled.",
                      counts.unhandled)
 
-    def _alerts(self, client: redis.Redis) -> Iterator[Metric]:
+    def _alerts(self, client: StrRedis) -> Iterator[Metric]:
         alerts = CounterMetricFamily("flapjack_alerts", "Alerts that reached a status, by medium and type.",
                                      labels=["medium", "type", "status"])
         for (medium, alert_type, status), count in sorted(store.alert_counts(client).items()):
@@ -81,7 +81,7 @@ class FlapjackCollector(Collector):
             failed.add_metric([medium], queue_for(self.raw, medium).failed_job_registry.count)
         yield failed
 
-    def _receivers(self, client: redis.Redis) -> Iterator[Metric]:
+    def _receivers(self, client: StrRedis) -> Iterator[Metric]:
         label = ["receiver"]
         read = CounterMetricFamily("flapjack_receiver_lines_read", "Lines (requests) a receiver read.", labels=label)
         pushed = CounterMetricFamily("flapjack_receiver_events_pushed", "Events a receiver queued.", labels=label)
@@ -94,7 +94,7 @@ class FlapjackCollector(Collector):
                 rejected.add_metric([name, reason], count)
         yield from (read, pushed, rejected)
 
-    def _up(self, client: redis.Redis) -> Metric:
+    def _up(self, client: StrRedis) -> Metric:
         up = GaugeMetricFamily("flapjack_up", "1 per process with a live heartbeat.", labels=["role", "instance"])
         for instance in store.live_executives(client):
             up.add_metric(["executive", instance], 1)
@@ -107,10 +107,10 @@ class FlapjackCollector(Collector):
         return [m for m in KNOWN_MEDIA if self.config.gateway_enabled(m)]
 
 
-def render(raw: redis.Redis, config: Config) -> bytes:
+def render(clients: Clients, config: Config) -> bytes:
     """The exposition text of every flapjack metric."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(FlapjackCollector(raw, config))
+    registry.register(FlapjackCollector(clients, config))
     return generate_latest(registry)
 
 
@@ -130,8 +130,8 @@ def _buckets(hist: store.Histogram) -> list[tuple[str, float]]:
     return [("+Inf" if bound == float("inf") else f"{bound:g}", count) for bound, count in hist.buckets]
 
 
-def serve(port: int, raw: redis.Redis, config: Config, bind: str = "127.0.0.1") -> None:
+def serve(port: int, clients: Clients, config: Config, bind: str = "127.0.0.1") -> None:
     """Serve `/metrics` on `bind:port` from a daemon thread (for workers started with --metrics-port)."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(FlapjackCollector(raw, config))
+    registry.register(FlapjackCollector(clients, config))
     start_http_server(port, addr=bind, registry=registry)

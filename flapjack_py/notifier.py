@@ -19,8 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis
-
 from . import delivery
 from .config import KNOWN_MEDIA, Config
 from .decisions import Trace, drop_outcome
@@ -31,6 +29,7 @@ from .rules import NotificationRule, select_media
 from .store import decisions as decision_store
 from .store import rollup as rollup_store
 from .store import rules as rule_store
+from .store.client import StrRedis
 from .store.contacts import Contact, ContactDetails, Medium
 from .store.notify_data import NotifiedCheck, NotifyData, drop_keys, load_notify_data
 from .store.rollup import FAILURE_STATES, AlertingSet, CheckFacts
@@ -64,8 +63,8 @@ class NotifyRequest:
 class Notifier:
     """Turns notifications into alerts. Built once per executive; `notify` is called once per batch."""
 
-    def __init__(self, connection: redis.Redis, config: Config) -> None:
-        self.connection = connection  # raw (bytes) client: rq needs it
+    def __init__(self, client: StrRedis, config: Config) -> None:
+        self.client = client
         self.config = config
 
     def notify(self, requests: Sequence[NotifyRequest], changes: Mapping[str, Sequence[FactsChange]] | None = None,
@@ -79,7 +78,7 @@ class Notifier:
         """
         checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state)
                   for r in requests]
-        view = _BatchView(self.connection, load_notify_data(self.connection, checks, watch), changes or {})
+        view = _BatchView(self.client, load_notify_data(self.client, checks, watch), changes or {})
         for request in requests:
             try:
                 request.alerts = self._notify_one(view, request)
@@ -177,7 +176,7 @@ class Notifier:
 class _BatchView:
     """The notifier's reads for a batch, kept up to date with the batch's own decisions."""
 
-    def __init__(self, client: redis.Redis, data: NotifyData, changes: Mapping[str, Sequence[FactsChange]]) -> None:
+    def __init__(self, client: StrRedis, data: NotifyData, changes: Mapping[str, Sequence[FactsChange]]) -> None:
         self.client = client
         self.data = data
         self.changes = changes

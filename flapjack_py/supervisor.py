@@ -21,7 +21,7 @@ from types import FrameType
 
 from .access import FIRST_ADMIN_HINT, exposure_problem
 from .config import Config
-from .connection import make_client
+from .connection import make_clients
 from .embedded_redis import EmbeddedRedis
 from .errors import ConfigError
 from .store import users as user_store
@@ -125,11 +125,11 @@ def plan(config: Config) -> list[tuple[str, list[str]]]:
 
 def _check_web_exposure(config: Config, url: str) -> None:
     """Refuse (ConfigError) to serve the web app open to all beyond loopback; say how to add the first admin."""
-    client = make_client(config.redis.model_copy(update={"url": url}) if url else config.redis)
+    clients = make_clients(config.redis.model_copy(update={"url": url}) if url else config.redis)
     try:
-        exists = bool(config.web.api_token) or user_store.credentials_exist(client)
+        exists = bool(config.web.api_token) or user_store.credentials_exist(clients.text)
     finally:
-        client.close()
+        clients.close()
     problem = exposure_problem(config.web.bind, exists, config.web.allow_anonymous)
     if problem:
         raise ConfigError(problem)

@@ -26,6 +26,7 @@ import requests
 from .config import Config
 from .health import Health, check_health
 from .store import health as health_store
+from .store.client import StrRedis
 from .store.health import WatchdogState
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def due(healthy: bool, failing_since: float | None, now: float, after: int) -> A
 class Watchdog:
     """Checks health and announces changes; `tick()` is one round (gateways.watchdog loops it)."""
 
-    def __init__(self, client: redis.Redis, config: Config, send: Sender,
+    def __init__(self, client: StrRedis, config: Config, send: Sender,
                  session: requests.Session | None = None) -> None:
         self.client = client
         self.config = config

@@ -31,7 +31,6 @@ import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import redis
 import requests
 
 from flapjack_py.config import Config
@@ -39,6 +38,7 @@ from flapjack_py.errors import ConfigError, FlapjackError
 from flapjack_py.redaction import SECRET_SETTING
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store.alerts import AlertStatus
+from flapjack_py.store.client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class Gateway:
         """Deliver one alert; raise TransientError or PermanentError on failure."""
         raise NotImplementedError
 
-    def poll(self, client: redis.Redis) -> int:
+    def poll(self, client: StrRedis) -> int:
         """Periodic work besides delivery (PagerDuty ack sync); runs in its own thread with its own instance."""
         return 0
 
@@ -158,7 +158,7 @@ def open_gateway(medium: str, config: Config, session: requests.Session | None =
     return cls(gateway_settings(config, medium, cls.required), session=session)
 
 
-def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: redis.Redis, *, last_try: bool) -> str:
+def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: StrRedis, *, last_try: bool) -> str:
     """Send one alert and record the outcome on `alert:ID`; return the status.
 
     Already-delivered alerts (a retry after a crash) are skipped. A permanent
@@ -189,7 +189,7 @@ def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: redis.Redi
     return record_delivered(client, alert, time.monotonic() - started)
 
 
-def record_delivered(client: redis.Redis, alert: Mapping[str, Any], elapsed: float = 0.0) -> str:
+def record_delivered(client: StrRedis, alert: Mapping[str, Any], elapsed: float = 0.0) -> str:
     """Set the alert's status to `delivered` (with `delivered_at`) and log it."""
     alert_store.set_status(client, str(alert.get("id")), AlertStatus.DELIVERED)
     # the address is not logged: for some media (apprise, webhooks) it holds a token
@@ -199,7 +199,7 @@ def record_delivered(client: redis.Redis, alert: Mapping[str, Any], elapsed: flo
     return AlertStatus.DELIVERED
 
 
-def record_failed(client: redis.Redis, alert: Mapping[str, Any], reason: str,
+def record_failed(client: StrRedis, alert: Mapping[str, Any], reason: str,
                   settings: Mapping[str, Any] | None = None) -> str:
     """Set the alert's status to `failed` with the redacted reason as `error`, and log it."""
     reason = redact(reason, settings or {})

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
 import slixmpp
 from rq import Queue
 from rq.serializers import JSONSerializer
@@ -33,8 +32,9 @@ from slixmpp.exceptions import IqError, IqTimeout
 from slixmpp.xmlstream.xmlstream import NotConnectedError
 
 from flapjack_py.config import Config
-from flapjack_py.connection import open_redis
+from flapjack_py.connection import open_clients
 from flapjack_py.render import local_time
+from flapjack_py.store.client import Clients
 from flapjack_py.supervisor import EXIT_CONFIG
 
 from . import base, worker
@@ -287,11 +287,12 @@ class JabberSender:
 class JabberGateway:
     """The running gateway: the XMPP client in an asyncio thread and the drain thread."""
 
-    def __init__(self, settings: Mapping[str, Any], client: redis.Redis, events_queue: str = "events") -> None:
+    def __init__(self, settings: Mapping[str, Any], clients: Clients, events_queue: str = "events") -> None:
         self.raw_settings = settings
         self.settings = JabberSettings.from_mapping(settings)
-        self.redis = client
-        bot = Bot(client, BotSettings(alias=self.settings.alias, identifiers=self.settings.identifiers,
+        self.redis = clients.raw  # rq
+        worker.use_clients(clients)
+        bot = Bot(clients.text, BotSettings(alias=self.settings.alias, identifiers=self.settings.identifiers,
                                       events_queue=events_queue, boot_time=int(time.time())))
         self.loop = asyncio.new_event_loop()
         self.xmpp: JabberClient = self._in_loop(lambda: JabberClient(self.settings, bot))
@@ -395,8 +396,8 @@ def run(config: Config, burst: bool = False) -> int:
     Raises ConfigError when the gateway is not enabled or misses jabberid/password.
     """
     settings = base.gateway_settings(config, MEDIUM, REQUIRED)
-    client, embedded = open_redis(config)
-    gateway = JabberGateway(settings, client, config.executive.queue)
+    clients, embedded = open_clients(config)
+    gateway = JabberGateway(settings, clients, config.executive.queue)
     previous = {sig: signal.signal(sig, lambda *_: gateway.stopped.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         gateway.start(burst=burst)

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import redis
-
 from flapjack_py import __version__, timeparse
 from flapjack_py.durations import HOUR, words
 from flapjack_py.errors import InvalidDuration
@@ -31,6 +29,7 @@ from flapjack_py.render import local_time
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 
 log = logging.getLogger(__name__)
@@ -117,7 +116,7 @@ def command_in_chat(body: str) -> str:
 class Bot:
     """Interprets chat commands against Redis; one instance per gateway process."""
 
-    def __init__(self, client: redis.Redis, settings: BotSettings,
+    def __init__(self, client: StrRedis, settings: BotSettings,
                  clock: Callable[[], float] = time.time) -> None:
         self.client = client
         self.settings = settings

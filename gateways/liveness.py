@@ -18,6 +18,7 @@ import redis
 from flapjack_py.config import Config
 from flapjack_py.heartbeat import BEAT_EVERY, BEAT_TTL, Heartbeat, this_process
 from flapjack_py.store import health as health_store
+from flapjack_py.store.client import StrRedis
 
 from .watchdog import start_watchdog
 
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def alive(client: redis.Redis, config: Config, medium: str) -> Iterator[Heartbeat]:
+def alive(client: StrRedis, config: Config, medium: str) -> Iterator[Heartbeat]:
     """Beat every BEAT_EVERY s and run a watchdog while the block runs; yields the Heartbeat to count into."""
     beat = this_process("gateway", time.time(), medium=medium)
     stop = threading.Event()
@@ -40,12 +41,12 @@ def alive(client: redis.Redis, config: Config, medium: str) -> Iterator[Heartbea
             health_store.remove_gateway_heartbeat(client, beat)
 
 
-def _beat_until(client: redis.Redis, beat: Heartbeat, stop: threading.Event) -> None:
+def _beat_until(client: StrRedis, beat: Heartbeat, stop: threading.Event) -> None:
     while not stop.wait(BEAT_EVERY):
         _beat_once(client, beat)
 
 
-def _beat_once(client: redis.Redis, beat: Heartbeat) -> None:
+def _beat_once(client: StrRedis, beat: Heartbeat) -> None:
     beat.at = int(time.time())
     try:
         health_store.save_gateway_heartbeat(client, beat, BEAT_TTL)

@@ -14,14 +14,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-import redis
-
 from flapjack_py import keys
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import locks
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import media as media_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 
 from .base import Gateway, GatewayError
@@ -57,7 +56,7 @@ class PagerDutyGateway(Gateway):
         else:
             self.post(base + V2_PATH, json=v2_event(alert), ok=range(200, 203))
 
-    def poll(self, client: redis.Redis) -> int:
+    def poll(self, client: StrRedis) -> int:
         """One round of ack sync (engine.md 6.4, REST v2); return how many ack events were queued."""
         return sync_acks(self, client, int(time.time()))
 
@@ -100,7 +99,7 @@ def v1_event(alert: Mapping[str, Any]) -> dict[str, Any]:
             "description": alert.get("body") or "", "details": {"HOSTNAME": entity, "SERVICE": check}}
 
 
-def sync_acks(gateway: PagerDutyGateway, client: redis.Redis, now: int) -> int:
+def sync_acks(gateway: PagerDutyGateway, client: StrRedis, now: int) -> int:
     """Queue an ack event for every failing check acknowledged on PagerDuty; one poll at a time (a Redis lock)."""
     with locks.held(client, keys.pagerduty_acks_running(), SEMAPHORE_TTL) as mine:
         if not mine:
@@ -109,7 +108,7 @@ def sync_acks(gateway: PagerDutyGateway, client: redis.Redis, now: int) -> int:
         return sum(_sync_check(gateway, client, check_id, now) for check_id in check_store.failed_check_ids(client))
 
 
-def _sync_check(gateway: PagerDutyGateway, client: redis.Redis, check_id: str, now: int) -> int:
+def _sync_check(gateway: PagerDutyGateway, client: StrRedis, check_id: str, now: int) -> int:
     entity, check = keys.split_check_id(check_id)
     if maint.in_force(client, entity, check, maint.UNSCHEDULED) is not None:
         return 0
@@ -130,7 +129,7 @@ def _sync_check(gateway: PagerDutyGateway, client: redis.Redis, check_id: str, n
     return 1
 
 
-def _credentials(client: redis.Redis, entity: str, check: str) -> dict[str, str] | None:
+def _credentials(client: StrRedis, entity: str, check: str) -> dict[str, str] | None:
     """The first contact's (engine.md 5.1 order) usable PagerDuty credentials, or None."""
     for contact_id in entity_store.contact_ids_for_check(client, entity, check):
         creds = media_store.load_pagerduty_credentials(client, contact_id)

@@ -18,9 +18,10 @@ from typing import Any
 import redis
 
 from flapjack_py.config import Config
-from flapjack_py.connection import open_redis
+from flapjack_py.connection import open_clients
 from flapjack_py.errors import ConfigError
 from flapjack_py.store import media as media_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.watchdog import Announcement, Notice, Watchdog
 
 from . import base
@@ -34,7 +35,7 @@ WATCHDOG_CHECK = "flapjack:watchdog"
 class ContactSender:
     """Sends a Notice to every medium of every watchdog contact; raises when none could be reached."""
 
-    def __init__(self, client: redis.Redis, config: Config) -> None:
+    def __init__(self, client: StrRedis, config: Config) -> None:
         self.client = client
         self.config = config
         self.targets: list[tuple[str, str, str]] = []  # (contact id, medium, address), last read from Redis
@@ -93,7 +94,7 @@ class ContactSender:
                 "summary": notice.subject, "details": notice.body, "subject": notice.subject, "body": notice.body}
 
 
-def start_watchdog(client: redis.Redis, config: Config, stop: threading.Event) -> threading.Thread:
+def start_watchdog(client: StrRedis, config: Config, stop: threading.Event) -> threading.Thread:
     """Run a watchdog in a daemon thread of this process until `stop` is set."""
     thread = threading.Thread(target=_loop, args=(client, config, stop), name="watchdog", daemon=True)
     thread.start()
@@ -106,9 +107,9 @@ def run_watchdog(config: Config) -> int:
 
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
-    client, embedded = open_redis(config)
+    clients, embedded = open_clients(config)
     try:
-        _loop(client, config, stop)
+        _loop(clients.text, config, stop)
         return 0
     finally:
         for sig, handler in previous.items():
@@ -117,7 +118,7 @@ def run_watchdog(config: Config) -> int:
             embedded.stop()
 
 
-def _loop(client: redis.Redis, config: Config, stop: threading.Event) -> None:
+def _loop(client: StrRedis, config: Config, stop: threading.Event) -> None:
     sender = ContactSender(client, config)
     watchdog = Watchdog(client, config, sender)
     try:

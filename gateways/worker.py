@@ -18,6 +18,7 @@ import socket
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -30,9 +31,10 @@ from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegis
 from rq.serializers import JSONSerializer
 
 from flapjack_py.config import Config, read_config_file
-from flapjack_py.connection import open_redis
+from flapjack_py.connection import clients_for, open_clients
 from flapjack_py.heartbeat import Heartbeat
 from flapjack_py.processes import pid_alive
+from flapjack_py.store.client import BytesRedis, Clients, StrRedis
 
 from . import base
 from .liveness import alive
@@ -56,6 +58,10 @@ ABANDONED_REASON = "worker died while delivering"
 _gateways: dict[str, base.Gateway] = {}
 """The senders of this process, by medium: set up by run_gateway, or lazily by deliver()."""
 
+_store_clients: weakref.WeakKeyDictionary[Any, StrRedis] = weakref.WeakKeyDictionary()
+"""The str client (for store/) that goes with each bytes connection rq runs jobs on: the process's own pair,
+registered where it is composed (use_clients), else made once for a plain rq worker's connection."""
+
 
 def deliver(alert: dict[str, Any]) -> str:
     """rq job function: deliver one alert through its medium's gateway; return the status."""
@@ -63,7 +69,7 @@ def deliver(alert: dict[str, Any]) -> str:
     assert job is not None, "deliver() runs inside an rq job"
     gateway = _gateway_for(str(alert.get("media")))
     try:
-        return base.deliver_alert(gateway, alert, job.connection, last_try=not job.retries_left)
+        return base.deliver_alert(gateway, alert, _store_client(job.connection), last_try=not job.retries_left)
     except base.DeliveryFailed as exc:
         if exc.retry_after:
             _stretch_next_interval(job, exc.retry_after)
@@ -81,20 +87,21 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
     if runner is not None:
         return _run_module(runner, name, config, burst)
     gateway = base.open_gateway(name, config)
-    client, embedded = open_redis(config)
+    clients, embedded = open_clients(config)
+    use_clients(clients)
     _gateways[name] = gateway
     stop_polling = threading.Event()
     try:
-        worker = make_worker(client, name)
-        recover_abandoned(client, name)
+        worker = make_worker(clients.raw, name)
+        recover_abandoned(clients.raw, name)
         log.info("gateway %s: worker %s started%s", name, worker.name, " (burst)" if burst else "")
         if burst:
-            _poll_once(gateway, client)
+            _poll_once(gateway, clients.text)
             _work_burst(worker, float(gateway.settings.get("burst_wait", BURST_WAIT)))
             return 0
-        _start_poller(gateway, client, stop_polling)
+        _start_poller(gateway, clients.text, stop_polling)
         _every(SCHEDULE_TICK, lambda: _tick(worker.queues[0]), stop_polling, f"{name}-retries")
-        with alive(client, config, name) as beat:
+        with alive(clients.text, config, name) as beat:
             _work_until_stopped(worker, beat)
         return 0
     finally:
@@ -105,7 +112,12 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
             embedded.stop()
 
 
-def make_worker(client: redis.Redis, medium: str) -> GatewayWorker:
+def use_clients(clients: Clients) -> None:
+    """Record alert statuses of jobs run on `clients.raw` through `clients.text` (where a process is composed)."""
+    _store_clients[clients.raw] = clients.text
+
+
+def make_worker(client: BytesRedis, medium: str) -> GatewayWorker:
     """An rq SimpleWorker on the medium's queue (JSON serializer) with the abandoned-job handling."""
     queue = Queue(medium, connection=client, serializer=JSONSerializer)
     return GatewayWorker([queue], connection=client, serializer=JSONSerializer, name=worker_name(medium),
@@ -118,7 +130,7 @@ def worker_name(medium: str) -> str:
     return f"flapjack-{medium}@{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def recover_abandoned(client: redis.Redis, medium: str) -> int:
+def recover_abandoned(client: BytesRedis, medium: str) -> int:
     """Retry (or fail, when out of tries) jobs started by a dead worker of this host; return how many."""
     registry = StartedJobRegistry(medium, connection=client, serializer=JSONSerializer)
     queue = Queue(medium, connection=client, serializer=JSONSerializer)
@@ -193,16 +205,16 @@ def _run_module(runner: Any, name: str, config: Config, burst: bool) -> int:
     """Hand the process to a medium's own loop (jabber), with a heartbeat and watchdog unless bursting."""
     if burst:
         return int(runner(config, burst))
-    client, embedded = open_redis(config)
+    clients, embedded = open_clients(config)
     try:
-        with alive(client, config, name):
+        with alive(clients.text, config, name):
             return int(runner(config, burst))
     finally:
         if embedded:
             embedded.stop()
 
 
-def _poll_once(gateway: base.Gateway, client: redis.Redis) -> None:
+def _poll_once(gateway: base.Gateway, client: StrRedis) -> None:
     if gateway.poll_interval > 0:
         try:
             gateway.poll(client)
@@ -210,7 +222,7 @@ def _poll_once(gateway: base.Gateway, client: redis.Redis) -> None:
             log.exception("gateway %s: poll failed", gateway.medium)
 
 
-def _start_poller(gateway: base.Gateway, client: redis.Redis, stop: threading.Event) -> None:
+def _start_poller(gateway: base.Gateway, client: StrRedis, stop: threading.Event) -> None:
     """Call poll() every poll_interval s in a daemon thread, on a second instance (own HTTP session)."""
     if gateway.poll_interval <= 0:
         return
@@ -228,6 +240,14 @@ def _every(interval: float, action: Any, stop: threading.Event, name: str) -> No
                 log.exception("%s: round failed", name)
 
     threading.Thread(target=loop, name=name, daemon=True).start()
+
+
+def _store_client(connection: Any) -> StrRedis:
+    """The str client that goes with rq's bytes `connection` (see _store_clients)."""
+    found = _store_clients.get(connection)
+    if found is None:  # a plain rq worker, not started by run_gateway: its connection is all there is
+        found = _store_clients[connection] = clients_for(connection).text
+    return found
 
 
 def _gateway_for(medium: str) -> base.Gateway:
@@ -313,7 +333,7 @@ def _enqueue_due(queue: Queue) -> int:
     return moved
 
 
-def _worker_dead(client: redis.Redis, name: str) -> bool:
+def _worker_dead(client: BytesRedis, name: str) -> bool:
     """True when worker `name` is surely gone: same host and its pid is not running."""
     _, _, where = name.partition("@")
     host, _, rest = where.partition(":")
@@ -325,7 +345,7 @@ def _worker_dead(client: redis.Redis, name: str) -> bool:
     return not pid_alive(int(pid))
 
 
-def _requeue_or_fail(client: redis.Redis, queue: Queue, job_id: str, pipe: Any) -> None:
+def _requeue_or_fail(client: BytesRedis, queue: Queue, job_id: str, pipe: Any) -> None:
     try:
         job = Job.fetch(job_id, connection=client, serializer=JSONSerializer)
     except NoSuchJobError:
@@ -338,7 +358,7 @@ def _requeue_or_fail(client: redis.Redis, queue: Queue, job_id: str, pipe: Any) 
     job.set_status(JobStatus.FAILED, pipeline=pipe)
     FailedJobRegistry(queue.name, connection=client, serializer=JSONSerializer).add(
         job, ttl=job.failure_ttl, exc_string=ABANDONED_REASON, pipeline=pipe)
-    base.record_failed(client, alert, ABANDONED_REASON)
+    base.record_failed(_store_client(client), alert, ABANDONED_REASON)
 
 
 def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -> bool:
@@ -346,7 +366,7 @@ def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -
     if exc_type is AbandonedJobError and not (job.retries_left and job.retries_left > 0) and job.args:
         alert = job.args[0]
         if isinstance(alert, Mapping):
-            base.record_failed(job.connection, alert, ABANDONED_REASON)
+            base.record_failed(_store_client(job.connection), alert, ABANDONED_REASON)
     return True
 
 

@@ -1,8 +1,11 @@
 """Shared fixtures: config -> redis (fake or real) -> executive/app -> clients.
 
 `r` is a fakeredis client (bytes replies, like a plain redis.Redis.from_url) for
-the fast loop. `real_r` is a client of a real redis-server started once per test
-session through flapjack_py.embedded_redis, flushed after each test.
+the fast loop; `s` is the str client on the same fake server, the kind every
+flapjack_py.store function takes, and `clients` the pair (Clients). `real_r` is
+a bytes client of a real redis-server started once per test session through
+flapjack_py.embedded_redis, flushed after each test; `real_s` and
+`real_clients` are its str client and the pair.
 `clock` moves time with time-machine and shifts Redis TTLs by the same amount.
 `browser`, `page` and `base_url`: a real chromium, and the directory's `app` fixture served to it.
 """
@@ -19,7 +22,9 @@ import pytest
 import redis
 import time_machine
 
+from flapjack_py.connection import embedded_clients
 from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.store.client import Clients, StrRedis, as_str_redis
 from tests import browser as browsers
 
 START = 1_700_000_000  # 2023-11-14 22:13:20 UTC, a Tuesday
@@ -37,11 +42,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture
-def r() -> Iterator[redis.Redis]:
+def fake_server() -> fakeredis.FakeServer:
+    """The fake server `r`, `s` and `clients` share."""
+    return fakeredis.FakeServer()
+
+
+@pytest.fixture
+def r(fake_server: fakeredis.FakeServer) -> Iterator[redis.Redis]:
     """A fresh fakeredis client returning bytes."""
-    client = fakeredis.FakeRedis()
+    client = fakeredis.FakeRedis(server=fake_server)
     yield client
     client.flushall()
+
+
+@pytest.fixture
+def s(fake_server: fakeredis.FakeServer) -> StrRedis:
+    """The str client (what store/ takes) on `r`'s fake server."""
+    return as_str_redis(fakeredis.FakeRedis(server=fake_server, decode_responses=True))
+
+
+@pytest.fixture
+def clients(r: redis.Redis, s: StrRedis) -> Clients:
+    """The pair on the fake server, as a process composes it."""
+    return Clients(text=s, raw=r)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
@@ -55,13 +78,25 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
 
 
 @pytest.fixture
-def real_r(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
-    """A client of the real server, emptied before and after the test."""
-    client = redis_server.client()
-    client.flushall()
-    yield client
-    client.flushall()
-    client.close()
+def real_clients(redis_server: EmbeddedRedis) -> Iterator[Clients]:
+    """The str and bytes clients of the real server, as a process composes them; emptied before and after."""
+    pair = embedded_clients(redis_server)
+    pair.raw.flushall()
+    yield pair
+    pair.raw.flushall()
+    pair.close()
+
+
+@pytest.fixture
+def real_r(real_clients: Clients) -> redis.Redis:
+    """A bytes client of the real server (emptied before and after the test)."""
+    return real_clients.raw  # type: ignore[return-value]
+
+
+@pytest.fixture
+def real_s(real_clients: Clients) -> StrRedis:
+    """The str client of the real server: the kind every flapjack_py.store function takes."""
+    return real_clients.text
 
 
 class Clock:
@@ -104,7 +139,8 @@ def shift_ttls(client: redis.Redis, seconds: float) -> None:
 @pytest.fixture
 def clock(request: pytest.FixtureRequest) -> Iterator[Clock]:
     """Time frozen at START; `clock.advance(s)` moves it and the TTLs of `r`/`real_r`."""
-    clients = [request.getfixturevalue(name) for name in ("r", "real_r") if name in request.fixturenames]
+    servers = {"r": "fake_server", "real_r": "real_clients"}  # any client of a server brings in these
+    clients = [request.getfixturevalue(name) for name, server in servers.items() if server in request.fixturenames]
     with time_machine.travel(START, tick=False) as traveller:
         yield Clock(traveller, clients)
 

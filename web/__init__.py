@@ -13,31 +13,44 @@ import redis as redis_lib
 from flask import Flask
 
 from flapjack_py.config import Config, load_config
-from flapjack_py.connection import make_client
-from flapjack_py.store import decoded
+from flapjack_py.connection import clients_for, localhost_clients, make_clients
+from flapjack_py.store.client import BytesRedis, Clients, StrRedis
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class FlapjackContext:
-    """What views need: the raw (bytes) client, a str client, and the configuration."""
+    """What views need: the bytes client (rq, the rate limiter), the str client (store/), and the configuration."""
 
-    raw: redis_lib.Redis
-    client: redis_lib.Redis
+    clients: Clients
     config: Config
 
+    @property
+    def raw(self) -> BytesRedis:
+        return self.clients.raw
 
-def create_app(redis: redis_lib.Redis | None = None, config: Config | dict[str, Any] | None = None) -> Flask:
-    """Build the Flask app; `redis` defaults to the configured URL or Sentinel service (else localhost)."""
+    @property
+    def client(self) -> StrRedis:
+        return self.clients.text
+
+
+def create_app(redis: Clients | redis_lib.Redis | None = None, config: Config | dict[str, Any] | None = None) -> Flask:
+    """Build the Flask app; `redis` defaults to the configured URL or Sentinel service (else localhost).
+
+    `redis` is the process's Clients pair (`flapjack web`), or any one redis.Redis client an embedder
+    hands over (contract section 2): its other kind is made once, here (flapjack_py.connection.clients_for).
+    """
     cfg = load_config(config)
     if redis is None:
-        redis = make_client(cfg.redis) if cfg.redis.url or cfg.redis.sentinels else redis_lib.Redis()
+        clients = make_clients(cfg.redis) if cfg.redis.url or cfg.redis.sentinels else localhost_clients()
+    else:
+        clients = clients_for(redis)
     app = Flask(__name__)
     app.url_map.strict_slashes = False
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.compact = True  # type: ignore[attr-defined]
-    app.extensions["flapjack"] = FlapjackContext(raw=redis, client=decoded(redis), config=cfg)
+    app.extensions["flapjack"] = FlapjackContext(clients=clients, config=cfg)
     from . import auth, headers
     from .api import bp as api_bp
     from .errors import register_error_handlers

@@ -13,5 +13,5 @@ bp = Blueprint("prometheus", __name__)
 def prometheus_metrics() -> Response:
     """Every flapjack_* metric, read from Redis now."""
     context = current_app.extensions["flapjack"]
-    return Response(metrics.render(context.raw, context.config), mimetype=None,
+    return Response(metrics.render(context.clients, context.config), mimetype=None,
                     content_type=metrics.CONTENT_TYPE)

@@ -17,9 +17,10 @@ from waitress.server import BaseWSGIServer, MultiSocketServer, create_server  # 
 
 from flapjack_py.access import FIRST_ADMIN_HINT, exposure_problem
 from flapjack_py.config import Config
-from flapjack_py.connection import open_redis
+from flapjack_py.connection import open_clients
 from flapjack_py.errors import ConfigError
 from flapjack_py.store import users as user_store
+from flapjack_py.store.client import Clients, StrRedis
 
 from . import create_app
 
@@ -31,10 +32,10 @@ def serve(config: Config, bind: str | None = None, port: int | None = None) -> N
 
     `bind`/`port` override `web.bind`/`web.port`; port 0 picks a free port (logged).
     """
-    client, embedded = open_redis(config)
+    clients, embedded = open_clients(config)
     try:
-        refuse_open_exposure(config, client, bind or config.web.bind)
-        server = make_server(config, client, bind, port)
+        refuse_open_exposure(config, clients.text, bind or config.web.bind)
+        server = make_server(config, clients, bind, port)
         log.info("web app listening on http://%s:%s (API under /api, %d threads)", server.effective_host,
                  server.effective_port, config.web.threads)
         with _stop_on_sigterm():
@@ -45,17 +46,17 @@ def serve(config: Config, bind: str | None = None, port: int | None = None) -> N
             embedded.stop()
 
 
-def make_server(config: Config, client: redis.Redis, bind: str | None = None,
+def make_server(config: Config, clients: Clients | redis.Redis, bind: str | None = None,
                 port: int | None = None) -> BaseWSGIServer | MultiSocketServer:
-    """A bound (not yet running) waitress server for the app over `client`."""
-    app = create_app(redis=client, config=config)
+    """A bound (not yet running) waitress server for the app over `clients`."""
+    app = create_app(redis=clients, config=config)
     host = bind or config.web.bind
     listen_port = config.web.port if port is None else port
     return create_server(app, host=host, port=listen_port, threads=config.web.threads, ident="flapjack-py",
                          clear_untrusted_proxy_headers=True, max_request_body_size=config.web.max_content_length)
 
 
-def refuse_open_exposure(config: Config, client: redis.Redis, host: str) -> None:
+def refuse_open_exposure(config: Config, client: StrRedis, host: str) -> None:
     """Raise ConfigError when no user or token exists and `host` is not loopback (unless web.allow_anonymous)."""
     exists = bool(config.web.api_token) or user_store.credentials_exist(client)
     problem = exposure_problem(host, exists, config.web.allow_anonymous)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 
 from flapjack_py.config import read_config_file
-from flapjack_py.connection import make_client
+from flapjack_py.connection import make_clients
 from flapjack_py.errors import ConfigError
 from flapjack_py.logs import setup_logging
 
@@ -28,7 +28,7 @@ _config = read_config_file(None)
 if not (_config.redis.url or _config.redis.sentinels):
     raise ConfigError("redis.url: web.wsgi needs a shared Redis (set redis.url or redis.sentinels)")
 setup_logging(_config.logging)
-_client = make_client(_config.redis)
-refuse_open_exposure(_config, _client, "0.0.0.0")  # the server's address is unknown here: assume it is reachable
-app = create_app(redis=_client, config=_config)
+_clients = make_clients(_config.redis)
+refuse_open_exposure(_config, _clients.text, "0.0.0.0")  # the server's address is unknown here: assume it is reachable
+app = create_app(redis=_clients, config=_config)
 """The Flask app (JSON API under /api, UI at /)."""

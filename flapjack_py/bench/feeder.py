@@ -6,16 +6,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import redis
-
 from ..store import bench as bench_store
+from ..store.client import StrRedis
 from .workload import Population, make_event
 
 SAMPLE_EVERY = 0.01  # seconds between LLEN samples of the queue
 PUSHED_AT = "pushed_at="
 
 
-def feed_open_loop(client: redis.Redis, entities: int, flap_every: int, rate: float, seconds: float) -> dict[str, Any]:
+def feed_open_loop(client: StrRedis, entities: int, flap_every: int, rate: float, seconds: float) -> dict[str, Any]:
     """Push round-robin events at `rate`/s for `seconds` on a fixed schedule (open loop: a slow executive
     does not slow the feeder); sample LLEN every 10 ms. Runs in the feeder process."""
     pop = Population(entities, flap_every)

@@ -64,7 +64,7 @@ def run_latency(ctx: Context) -> LatencyResult:
     executive = _start_executive(ctx)
     try:
         _wait_ready(ctx, pop, executive)
-        counted, jobs = bench_store.events_counted(ctx.target.client), bench_store.count_jobs(ctx.target.client, MEDIA)
+        counted, jobs = bench_store.events_counted(ctx.target.client), bench_store.count_jobs(ctx.target.raw, MEDIA)
         feed = ctx.feeder.call("feed", url=ctx.target.url, entities=pop.entities, flap_every=pop.flap_every,
                                rate=ctx.options.rate, seconds=ctx.options.latency_seconds)
         _settle(ctx, counted + feed["pushed"], executive)
@@ -72,7 +72,7 @@ def run_latency(ctx: Context) -> LatencyResult:
         stop_process(executive)
     work = round_robin(pop, feed["pushed"], 0)
     obs = observe(ctx, feed["pushed"], counted, jobs, alerts_expected(ctx, pop, feed["pushed"], work), work.last)
-    latencies = [ms for ms in (_latency_ms(job) for job in bench_store.queued_jobs(ctx.target.client, MEDIA))
+    latencies = [ms for ms in (_latency_ms(job) for job in bench_store.queued_jobs(ctx.target.raw, MEDIA))
                  if ms is not None]
     return LatencyResult("latency", ctx.options.rate, ctx.options.latency_seconds, feed, latencies, obs)
 

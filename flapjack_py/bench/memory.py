@@ -98,7 +98,7 @@ def _pass(ctx: Context, pop: Population, events: int, contacts: bool, by_family:
     work = round_robin(pop, events, int(time.time()))
     families = bench_store.memory_by_family if by_family else lambda _client: Counter[str]()
     before, families_before = bench_store.server_stats(client).used_memory, families(client)
-    counted, jobs = bench_store.events_counted(client), bench_store.count_jobs(client, MEDIA)
+    counted, jobs = bench_store.events_counted(client), bench_store.count_jobs(ctx.target.raw, MEDIA)
     bench_store.fill_queue(client, work.raws)
     del work.raws[:]  # the events now live in Redis only
     ctx.drain()

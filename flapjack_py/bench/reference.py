@@ -14,9 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import redis
-
 from ..store import bench as bench_store
+from ..store.client import BytesRedis
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +67,7 @@ class Reference:
                 "noisy": "yes" if self.noisy else "no"}
 
 
-def measure(client: redis.Redis, ops: int, jobs: int) -> Sample:
+def measure(client: BytesRedis, ops: int, jobs: int) -> Sample:
     """Take one sample: `ops` LMOVEs one by one, `ops` in pipelines, `jobs` job writes."""
     try:
         bench_store.prefill_reference(client, _ITEM, ops)

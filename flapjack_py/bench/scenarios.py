@@ -155,7 +155,7 @@ def run_once(ctx: Context, pop: Population, contacts: bool, events: int, build: 
     prepare(ctx, pop, contacts)
     work = build(pop, events, int(time.time()))
     bench_store.fill_queue(client, work.raws)
-    counted, jobs, stats = (bench_store.events_counted(client), bench_store.count_jobs(client, MEDIA),
+    counted, jobs, stats = (bench_store.events_counted(client), bench_store.count_jobs(ctx.target.raw, MEDIA),
                             bench_store.server_stats(client))
     reply = ctx.drain()
     after = bench_store.server_stats(client)
@@ -195,7 +195,7 @@ def observe(ctx: Context, pushed: int, counted_before: int, jobs_before: int, al
     return Observation(
         pushed=pushed, counted=bench_store.events_counted(client) - counted_before,
         queued_left=bench_store.queue_length(client), in_flight_left=bench_store.in_flight_total(client),
-        alerts=bench_store.count_jobs(client, MEDIA) - jobs_before, alerts_expected=alerts_expected,
+        alerts=bench_store.count_jobs(ctx.target.raw, MEDIA) - jobs_before, alerts_expected=alerts_expected,
         expected_states=last, states=bench_store.load_states(client, last))
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import redis
 
+from ..connection import clients_from_url
 from ..embedded_redis import EmbeddedRedis
 from ..errors import BenchError, EmbeddedRedisError
 from ..store import bench as bench_store
@@ -68,7 +69,8 @@ class Target:
         if url is None:
             url = self._start_private(placement)
         self.url = url
-        self.client = redis.Redis.from_url(url)
+        self.clients = clients_from_url(url)
+        self.client, self.raw = self.clients.text, self.clients.raw  # store/; rq's job counts
         self._check_database(allow_existing)
 
     @property
@@ -101,7 +103,7 @@ class Target:
 
     def close(self) -> None:
         """Stop the private server by PID and remove its directory."""
-        self.client.close()
+        self.clients.close()
         if self.server is not None:
             self.server.stop()
             self.server = None

@@ -18,8 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-import redis
-
+from ..connection import clients_from_url
 from ..errors import BenchError
 
 log = logging.getLogger(__name__)
@@ -109,12 +108,12 @@ def drain(url: str, config: dict[str, Any]) -> dict[str, Any]:
     """Run the real executive until the queue is empty; time, CPU time and events taken."""
     from ..executive import Executive
 
-    client = redis.Redis.from_url(url)
-    executive = Executive(client, config)
+    clients = clients_from_url(url)
+    executive = Executive(clients, config)
     cpu, started = time.process_time(), time.perf_counter()
     taken = executive.drain()
     seconds, cpu_s = time.perf_counter() - started, time.process_time() - cpu
-    client.close()
+    clients.close()
     return {"taken": taken, "seconds": seconds, "cpu_s": cpu_s}
 
 
@@ -122,22 +121,22 @@ def reference(url: str, ops: int, jobs: int) -> dict[str, Any]:
     """One sample of the raw rates."""
     from .reference import measure
 
-    client = redis.Redis.from_url(url)
+    clients = clients_from_url(url)
     try:
-        return asdict(measure(client, ops, jobs))
+        return asdict(measure(clients.raw, ops, jobs))  # raw rates: bytes, as the executive moves events
     finally:
-        client.close()
+        clients.close()
 
 
 def feed(url: str, **args: Any) -> dict[str, Any]:
     """The latency scenario's open-loop feeder."""
     from .feeder import feed_open_loop
 
-    client = redis.Redis.from_url(url)
+    clients = clients_from_url(url)
     try:
-        return feed_open_loop(client, **args)
+        return feed_open_loop(clients.text, **args)
     finally:
-        client.close()
+        clients.close()
 
 
 COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {"drain": drain, "reference": reference, "feed": feed}

@@ -11,14 +11,13 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
-import redis
-
 from .. import keys
 from ..rules import general_rule
 from ..store import contacts as contact_store
 from ..store import entities as entity_store
 from ..store import media as media_store
 from ..store import rules as rule_store
+from ..store.client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +139,7 @@ def executive_config(url: str) -> dict[str, Any]:
     }
 
 
-def add_contacts(client: redis.Redis, count: int = CONTACTS) -> list[str]:
+def add_contacts(client: StrRedis, count: int = CONTACTS) -> list[str]:
     """`count` contacts for every entity (ALL), each with email and sms (interval 0) and one rule
     matching everything with critical_media email and sms; return their ids."""
     ids = []

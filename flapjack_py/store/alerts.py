@@ -10,11 +10,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-import redis
-
 from .. import keys
 from . import metrics
-from .client import text, to_int
+from .client import StrRedis, to_int
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -62,7 +60,7 @@ def _utc_day(ts: int) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y%m%d")
 
 
-def trim_alert_indexes(client: redis.Redis, now: int, retention: int) -> None:
+def trim_alert_indexes(client: StrRedis, now: int, retention: int) -> None:
     """Drop ids older than the retention from the long-lived indexes (`alerts`, by contact, by check)."""
     cutoff = now - retention
     client.zremrangebyscore(keys.alerts(), "-inf", cutoff)
@@ -71,15 +69,15 @@ def trim_alert_indexes(client: redis.Redis, now: int, retention: int) -> None:
             client.zremrangebyscore(key, "-inf", cutoff)
 
 
-def load_alert(client: redis.Redis, alert_id: str) -> dict[str, str] | None:
+def load_alert(client: StrRedis, alert_id: str) -> dict[str, str] | None:
     """The alert:ID hash as a dict of str, or None."""
     data = client.hgetall(keys.alert(alert_id))
     if not data:
         return None
-    return {text(k): text(v) for k, v in data.items()}
+    return dict(data)
 
 
-def set_status(client: redis.Redis, alert_id: str, status: str, *, error: str | None = None,
+def set_status(client: StrRedis, alert_id: str, status: str, *, error: str | None = None,
                now: float | None = None) -> None:
     """Set an alert's delivery status (and `delivered_at` or `error`)."""
     now = now if now is not None else time.time()
@@ -95,19 +93,19 @@ def set_status(client: redis.Redis, alert_id: str, status: str, *, error: str | 
         return
     pipe = client.pipeline(transaction=True)
     pipe.hset(keys.alert(alert_id), mapping=fields)
-    if text(previous or b"") != status:  # a retry that stays `queued` is not a new arrival at `queued`
-        metrics.count_alert(pipe, text(medium), text(alert_type or b""), status)
-    queued = None if queued_at is None else to_int(text(queued_at))
+    if (previous or "") != status:  # a retry that stays `queued` is not a new arrival at `queued`
+        metrics.count_alert(pipe, medium, (alert_type or ""), status)
+    queued = None if queued_at is None else to_int(queued_at)
     if status == AlertStatus.DELIVERED and queued is not None:
-        metrics.observe_delivery(pipe, text(medium), now - queued)
+        metrics.observe_delivery(pipe, medium, now - queued)
     pipe.execute()
 
 
-def alert_ids(client: redis.Redis, index: str, start: float | str = "-inf", end: float | str = "+inf",
+def alert_ids(client: StrRedis, index: str, start: float | str = "-inf", end: float | str = "+inf",
               offset: int = 0, limit: int = 50) -> list[str]:
     """Alert ids of an index, newest first, within [start, end]."""
     ids = client.zrevrangebyscore(index, end, start, start=offset, num=limit)
-    return [text(i) for i in ids]
+    return list(ids)
 
 
 def payload_json(alert: Mapping[str, Any]) -> str:
@@ -118,7 +116,7 @@ def payload_json(alert: Mapping[str, Any]) -> str:
 # --- alert search (api-v1.md 14) ---------------------------------------------------
 
 
-def find_alerts(client: redis.Redis, *, contact: str | None = None, media: str | None = None,
+def find_alerts(client: StrRedis, *, contact: str | None = None, media: str | None = None,
                 check: str | None = None, alert_type: str | None = None, start: int | None = None,
                 end: int | None = None, limit: int = 100) -> list[dict[str, str]]:
     """Recorded alerts matching every given filter, newest first, at most `limit`."""

@@ -8,19 +8,16 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, cast
 
-import redis
-
 from .. import keys
-from .client import str_client
+from .client import BytesRedis, StrRedis
 
 log = logging.getLogger(__name__)
 
 
-def archived_hours(client: redis.Redis, since: int) -> list[tuple[int, str]]:
+def archived_hours(client: StrRedis, since: int) -> list[tuple[int, str]]:
     """(hour start, archive key) of every events_archive list from the hour holding `since` on, oldest first."""
-    c = str_client(client)
-    names = set(cast(set[str], c.smembers(keys.known_events_archive_keys())))
-    names |= set(c.scan_iter(match=keys.events_archive_pattern(), count=1000))
+    names = set(cast(set[str], client.smembers(keys.known_events_archive_keys())))
+    names |= set(client.scan_iter(match=keys.events_archive_pattern(), count=1000))
     first = since - since % 3600
     found = []
     for name in names:
@@ -34,30 +31,30 @@ def archived_hours(client: redis.Redis, since: int) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def push_raw(client: redis.Redis, queue: str, raws: list[bytes]) -> None:
+def push_raw(client: BytesRedis, queue: str, raws: list[bytes]) -> None:
     """Queue raw events as archived, in order (the first is taken first)."""
     if raws:
         client.lpush(keys.events(queue), *raws)
 
 
-def archived_events(client: redis.Redis, key: str) -> list[bytes]:
+def archived_events(client: BytesRedis, key: str) -> list[bytes]:
     """The raw events of one archive list, oldest first (the executive LPUSHes them)."""
     return list(reversed(cast(list[bytes], client.lrange(key, 0, -1))))
 
 
-def copy_keys(source: redis.Redis, target: redis.Redis, patterns: Iterable[str]) -> int:
+def copy_keys(source: StrRedis, target: StrRedis, patterns: Iterable[str]) -> int:
     """Copy every key matching `patterns` (hashes, sets, sorted sets, strings, lists) from source to target."""
-    src, copied = str_client(source), 0
-    p = str_client(target).pipeline(transaction=False)
+    copied = 0
+    p = target.pipeline(transaction=False)
     for pattern in patterns:
-        names = src.scan_iter(match=pattern, count=1000) if "*" in pattern else [pattern]
+        names = source.scan_iter(match=pattern, count=1000) if "*" in pattern else [pattern]
         for name in names:
-            copied += _copy(src, p, name)
+            copied += _copy(source, p, name)
     p.execute()
     return copied
 
 
-def _copy(src: redis.Redis, p: Any, name: str) -> int:
+def _copy(src: StrRedis, p: Any, name: str) -> int:
     kind = src.type(name)
     if kind == "hash":
         p.hset(name, mapping=src.hgetall(name))
@@ -74,42 +71,39 @@ def _copy(src: redis.Redis, p: Any, name: str) -> int:
     return 1
 
 
-def shift_ttls(client: redis.Redis, seconds: int) -> None:
+def shift_ttls(client: StrRedis, seconds: int) -> None:
     """Cut by `seconds` the TTLs that time notifications (keys.ttl_key_patterns), deleting those that run out."""
     if seconds <= 0:
         return
-    c = str_client(client)
     for pattern in keys.ttl_key_patterns():
-        for name in c.scan_iter(match=pattern, count=1000):
-            left = c.pttl(name)
+        for name in client.scan_iter(match=pattern, count=1000):
+            left = client.pttl(name)
             if left is None or left < 0:
                 continue
             if left <= seconds * 1000:
-                c.delete(name)
+                client.delete(name)
             else:
-                c.pexpire(name, left - seconds * 1000)
+                client.pexpire(name, left - seconds * 1000)
 
 
-def recorded_alerts(client: redis.Redis) -> list[tuple[str, str, str, str, str, int]]:
+def recorded_alerts(client: StrRedis) -> list[tuple[str, str, str, str, str, int]]:
     """(contact, medium, check, type, state, timestamp) of every alert record, oldest first."""
-    c = str_client(client)
-    ids = cast(list[str], c.zrange(keys.alerts(), 0, -1))
-    p = c.pipeline(transaction=False)
+    ids = cast(list[str], client.zrange(keys.alerts(), 0, -1))
+    p = client.pipeline(transaction=False)
     for alert_id in ids:
         p.hmget(keys.alert(alert_id), "contact", "media", "check", "type", "state", "timestamp")
     return [(r[0] or "", r[1] or "", r[2] or "", r[3] or "", r[4] or "", int(r[5] or 0)) for r in p.execute()]
 
 
-def link_keys(client: redis.Redis, contact_id: str) -> list[str]:
+def link_keys(client: StrRedis, contact_id: str) -> list[str]:
     """The contacts_for:* sets naming a contact."""
-    c = str_client(client)
-    return [k for k in c.scan_iter(match=keys.contacts_for_pattern(), count=1000)
-            if c.type(k) == "set" and c.sismember(k, contact_id)]
+    return [k for k in client.scan_iter(match=keys.contacts_for_pattern(), count=1000)
+            if client.type(k) == "set" and client.sismember(k, contact_id)]
 
 
-def add_links(client: redis.Redis, contact_id: str, link_keys_: Iterable[str]) -> None:
+def add_links(client: StrRedis, contact_id: str, link_keys_: Iterable[str]) -> None:
     """Name a contact in these contacts_for:* sets again."""
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for key in link_keys_:
         p.sadd(key, contact_id)
     p.execute()

@@ -18,7 +18,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from .. import keys
-from .client import str_client
+from .client import BytesRedis, StrRedis
 from .events import events_processed
 from .events import queue_length as queue_length  # the bench's use of the queue's own length
 
@@ -50,59 +50,58 @@ class QueuedJob:
 # --- the database -------------------------------------------------------------
 
 
-def dbsize(client: redis.Redis) -> int:
+def dbsize(client: StrRedis) -> int:
     """Number of keys in the selected database."""
     return int(cast(int, client.dbsize()))
 
 
-def all_keys(client: redis.Redis) -> set[str]:
+def all_keys(client: StrRedis) -> set[str]:
     """Every key name of the database (SCAN)."""
-    return set(str_client(client).scan_iter(count=CHUNK))
+    return set(client.scan_iter(count=CHUNK))
 
 
-def delete_keys_except(client: redis.Redis, keep: set[str]) -> int:
+def delete_keys_except(client: StrRedis, keep: set[str]) -> int:
     """DEL every key not in `keep` (DEL, not UNLINK: memory figures must not lag); return how many went."""
-    doomed = [name for name in str_client(client).scan_iter(count=CHUNK) if name not in keep]
+    doomed = [name for name in client.scan_iter(count=CHUNK) if name not in keep]
     for start in range(0, len(doomed), CHUNK):
         client.delete(*doomed[start:start + CHUNK])
     return len(doomed)
 
 
-def server_info(client: redis.Redis) -> dict[str, str]:
+def server_info(client: StrRedis) -> dict[str, str]:
     """Server name/version and persistence settings: version, appendonly, appendfsync, save."""
-    info = cast(dict[str, Any], str_client(client).info("server"))
+    info = cast(dict[str, Any], client.info("server"))
     version = f"valkey-{info['valkey_version']}" if "valkey_version" in info else str(info.get("redis_version"))
     settings = {"version": version}
     for name in ("appendonly", "appendfsync", "save"):
         try:
-            settings[name] = str(cast(dict[str, Any], str_client(client).config_get(name)).get(name, ""))
+            settings[name] = str(cast(dict[str, Any], client.config_get(name)).get(name, ""))
         except redis.ResponseError:  # CONFIG disabled on managed servers
             settings[name] = "unknown"
     return settings
 
 
-def server_stats(client: redis.Redis) -> ServerStats:
+def server_stats(client: StrRedis) -> ServerStats:
     """Commands processed, CPU seconds and used memory of the server now."""
-    info = cast(dict[str, Any], str_client(client).info())
+    info = cast(dict[str, Any], client.info())
     cpu = float(info.get("used_cpu_user", 0)) + float(info.get("used_cpu_sys", 0))
     return ServerStats(int(info["total_commands_processed"]), cpu, int(info["used_memory"]))
 
 
-def memory_by_family(client: redis.Redis) -> Counter[str]:
+def memory_by_family(client: StrRedis) -> Counter[str]:
     """Bytes per key family (keys.key_family), from MEMORY USAGE (every element counted) of every key."""
     sizes: Counter[str] = Counter()
-    c = str_client(client)
     batch: list[str] = []
-    for name in c.scan_iter(count=CHUNK):
+    for name in client.scan_iter(count=CHUNK):
         batch.append(name)
         if len(batch) >= CHUNK:
-            _add_usage(c, batch, sizes)
+            _add_usage(client, batch, sizes)
             batch = []
-    _add_usage(c, batch, sizes)
+    _add_usage(client, batch, sizes)
     return sizes
 
 
-def _add_usage(client: redis.Redis, names: list[str], sizes: Counter[str]) -> None:
+def _add_usage(client: StrRedis, names: list[str], sizes: Counter[str]) -> None:
     pipe = client.pipeline(transaction=False)
     for name in names:
         pipe.memory_usage(name, samples=0)  # every element: the default samples 5 and extrapolates
@@ -113,40 +112,38 @@ def _add_usage(client: redis.Redis, names: list[str], sizes: Counter[str]) -> No
 # --- the event queue ----------------------------------------------------------
 
 
-def fill_queue(client: redis.Redis, raws: Sequence[str], queue: str = "events") -> None:
+def fill_queue(client: StrRedis, raws: Sequence[str], queue: str = "events") -> None:
     """LPUSH the events in order (the executive takes the first one first)."""
     for start in range(0, len(raws), CHUNK):
         client.lpush(keys.events(queue), *raws[start:start + CHUNK])
 
 
-def push_one(client: redis.Redis, raw: str, queue: str = "events") -> None:
+def push_one(client: StrRedis, raw: str, queue: str = "events") -> None:
     """LPUSH one event."""
     client.lpush(keys.events(queue), raw)
 
 
-def in_flight_total(client: redis.Redis) -> int:
+def in_flight_total(client: StrRedis) -> int:
     """Events on every executive's in-flight and hand-off list."""
-    c = str_client(client)
     names = [name for pattern in (keys.events_in_flight_pattern(), keys.events_handoff_pattern())
-             for name in c.scan_iter(match=pattern, count=CHUNK)]
+             for name in client.scan_iter(match=pattern, count=CHUNK)]
     return sum(int(cast(int, client.llen(name))) for name in names)
 
 
-def load_states(client: redis.Redis, check_ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+def load_states(client: StrRedis, check_ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
     """The current state of each (entity, check), None when the check has none."""
     ids = list(check_ids)
     states: dict[tuple[str, str], str | None] = {}
-    c = str_client(client)
     for start in range(0, len(ids), CHUNK):
         part = ids[start:start + CHUNK]
-        pipe = c.pipeline(transaction=False)
+        pipe = client.pipeline(transaction=False)
         for entity, check in part:
             pipe.hget(keys.check(entity, check), "state")
         states.update(zip(part, pipe.execute(), strict=True))
     return states
 
 
-def state_change_times(client: redis.Redis, check_ids: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
+def state_change_times(client: StrRedis, check_ids: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
     """The times of each check's recorded state changes (its `states` list), oldest first."""
     found: dict[tuple[str, str], list[int]] = {}
     for start in range(0, len(check_ids), CHUNK):
@@ -161,17 +158,17 @@ def state_change_times(client: redis.Redis, check_ids: Sequence[tuple[str, str]]
 # --- the rq queues ------------------------------------------------------------
 
 
-def rq_queue(connection: redis.Redis, medium: str) -> Queue:
+def rq_queue(connection: BytesRedis, medium: str) -> Queue:
     """The rq queue of a medium: named after it, JSON jobs (contract section 6)."""
     return Queue(medium, connection=connection, serializer=JSONSerializer)
 
 
-def count_jobs(connection: redis.Redis, media: Iterable[str]) -> int:
+def count_jobs(connection: BytesRedis, media: Iterable[str]) -> int:
     """Jobs waiting in the rq queues of `media` (nobody delivers them during a bench)."""
     return sum(rq_queue(connection, medium).count for medium in media)
 
 
-def queued_jobs(connection: redis.Redis, media: Iterable[str]) -> list[QueuedJob]:
+def queued_jobs(connection: BytesRedis, media: Iterable[str]) -> list[QueuedJob]:
     """Every job waiting in the rq queues of `media`, with its enqueue time and alert payload."""
     found = []
     for medium in media:
@@ -187,21 +184,21 @@ def queued_jobs(connection: redis.Redis, media: Iterable[str]) -> list[QueuedJob
 # --- the reference ------------------------------------------------------------
 
 
-def prefill_reference(client: redis.Redis, item: str, count: int) -> None:
+def prefill_reference(client: BytesRedis, item: str, count: int) -> None:
     """Put `count` copies of `item` on the reference queue, emptying its in-flight list."""
     client.delete(keys.bench_reference_queue(), keys.bench_reference_in_flight())
     for start in range(0, count, CHUNK):
         client.lpush(keys.bench_reference_queue(), *([item] * min(CHUNK, count - start)))
 
 
-def move_one_by_one(client: redis.Redis, count: int) -> None:
+def move_one_by_one(client: BytesRedis, count: int) -> None:
     """LMOVE queue -> in-flight, one command per round trip."""
     src, dst = keys.bench_reference_queue(), keys.bench_reference_in_flight()
     for _ in range(count):
         client.lmove(src, dst, "RIGHT", "LEFT")
 
 
-def move_pipelined(client: redis.Redis, count: int, size: int) -> None:
+def move_pipelined(client: BytesRedis, count: int, size: int) -> None:
     """LMOVE queue -> in-flight in pipelines of `size` commands."""
     src, dst = keys.bench_reference_queue(), keys.bench_reference_in_flight()
     for start in range(0, count, size):
@@ -211,7 +208,7 @@ def move_pipelined(client: redis.Redis, count: int, size: int) -> None:
         pipe.execute()
 
 
-def write_jobs(client: redis.Redis, job: dict[str, str], count: int, size: int) -> None:
+def write_jobs(client: BytesRedis, job: dict[str, str], count: int, size: int) -> None:
     """Write `count` job hashes plus a list push each, in MULTI pipelines of `size` jobs."""
     for start in range(0, count, size):
         pipe = client.pipeline(transaction=True)
@@ -221,8 +218,8 @@ def write_jobs(client: redis.Redis, job: dict[str, str], count: int, size: int) 
         pipe.execute()
 
 
-def clear_reference(client: redis.Redis) -> None:
+def clear_reference(client: BytesRedis) -> None:
     """Delete every key the reference wrote."""
-    names = list(str_client(client).scan_iter(match=keys.bench_reference_pattern(), count=CHUNK))
+    names = list(client.scan_iter(match=keys.bench_reference_pattern(), count=CHUNK))
     for start in range(0, len(names), CHUNK):
         client.unlink(*names[start:start + CHUNK])

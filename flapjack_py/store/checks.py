@@ -8,28 +8,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any
-
-import redis
+from typing import Any, cast
 
 from .. import keys, scripts
 from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange
 from ..events import Event, parse_perfdata
-from .client import opt_text, registered_script, text, to_int
+from .client import StrRedis, registered_script, to_int
 from .writes import Writes
 
 SNAPSHOT_CHUNK = 100
 """Checks per LOAD_SNAPSHOTS call: bounds how long one call holds Redis (every other client waits)."""
 
 
-def load_snapshots(client: redis.Redis, check_ids: Sequence[tuple[str, str]],
+def load_snapshots(client: StrRedis, check_ids: Sequence[tuple[str, str]],
                    ok_only: Collection[tuple[str, str]] = ()) -> dict[tuple[str, str], CheckSnapshot]:
     """Read the snapshots of several checks in one round trip: one Lua call per SNAPSHOT_CHUNK checks,
     pipelined, so no single call holds Redis for long (each check is read atomically).
 
     Of the checks in `ok_only` (the caller only applies `ok` results to them, which read neither), a check
     whose state is ok comes without notification times (all None) and tags: fewer keys read.
-    `client` may reply with bytes (cheapest: only the few strings needed are decoded) or str.
     """
     script = registered_script(client, scripts.LOAD_SNAPSHOTS)
     pipe = client.pipeline(transaction=False)
@@ -61,15 +58,15 @@ def _snapshot_from(ids: tuple[str, str], r: list[Any]) -> CheckSnapshot:
     values = r[4]
     n = len(NOTIFICATION_KINDS)
     return CheckSnapshot(
-        entity=entity, check=check, entity_id=opt_text(r[0]) or None, registered=bool(r[1]),
-        ack_hash_stored=bool(r[2]), state=opt_text(state) or None, last_change=to_int(last_change),
+        entity=entity, check=check, entity_id=r[0] or None, registered=bool(r[1]),
+        ack_hash_stored=bool(r[2]), state=state or None, last_change=to_int(last_change),
         last_update=to_int(last_update), initial_failure_delay=to_int(ifd), repeat_failure_delay=to_int(rfd),
-        interval=to_int(interval), flap_history=opt_text(flap_history) or "", flapping_since=to_int(flapping_since),
+        interval=to_int(interval), flap_history=flap_history or "", flapping_since=to_int(flapping_since),
         last_notifications=dict(zip(NOTIFICATION_KINDS, map(to_int, values[:n]), strict=True)),
         scheduled_start=to_int(values[n]), unscheduled_start=to_int(values[n + 1]),
         scheduled_windows={int(float(m)): int(float(s)) for m, s in _pairs(r[5])} if r[5] else {},
         failing_since=to_int(r[6]),
-        check_tags=frozenset(map(text, r[7])) if r[7] else frozenset(),
+        check_tags=frozenset(r[7]) if r[7] else frozenset(),
     )
 
 
@@ -141,13 +138,13 @@ def write_notification(pipe: Writes, entity: str, check: str, kinds: Iterable[st
 # --- reads used by the executive, API, bot and notifier --------------------
 
 
-def load_recent_state_changes(client: redis.Redis, check_ids: Sequence[tuple[str, str]]
+def load_recent_state_changes(client: StrRedis, check_ids: Sequence[tuple[str, str]]
                               ) -> dict[tuple[str, str], list[StateChange]]:
     """The two newest recorded state changes (newest first) of each check, in two round trips."""
     p = client.pipeline(transaction=False)
     for entity, check in check_ids:
         p.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)
-    stamps = [[text(ts) for ts in found] for found in p.execute()]
+    stamps = [list(found) for found in p.execute()]
     for (entity, check), found in zip(check_ids, stamps, strict=True):
         for ts in found:
             p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
@@ -155,52 +152,52 @@ def load_recent_state_changes(client: redis.Redis, check_ids: Sequence[tuple[str
     return {ids: [_state_change(ts, next(values)) for ts in found] for ids, found in zip(check_ids, stamps, strict=True)}
 
 
-def load_check(client: redis.Redis, entity: str, check: str) -> dict[str, str]:
+def load_check(client: StrRedis, entity: str, check: str) -> dict[str, str]:
     """The check:E:C hash as str -> str ({} if never seen)."""
-    return {text(k): text(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
+    return dict(client.hgetall(keys.check(entity, check)))
 
 
-def check_id_for_hash(client: redis.Redis, hash_: str) -> str | None:
+def check_id_for_hash(client: StrRedis, hash_: str) -> str | None:
     """E:C for an ack hash (compared lower-cased), or None."""
-    return opt_text(client.hget(keys.checks_by_hash(), hash_.lower()))
+    return cast("str | None", client.hget(keys.checks_by_hash(), hash_.lower()))
 
 
-def failed_check_count(client: redis.Redis) -> int:
+def failed_check_count(client: StrRedis) -> int:
     """How many checks are failing (failed_checks)."""
     return int(client.zcard(keys.failed_checks()))
 
 
-def failed_check_ids(client: redis.Redis) -> list[str]:
+def failed_check_ids(client: StrRedis) -> list[str]:
     """E:C of every failing check, oldest failure first."""
-    return [text(m) for m in client.zrange(keys.failed_checks(), 0, -1)]
+    return list(client.zrange(keys.failed_checks(), 0, -1))
 
 
-def current_check_names(client: redis.Redis, entity: str) -> list[str]:
+def current_check_names(client: StrRedis, entity: str) -> list[str]:
     """Names of an entity's enabled checks, sorted."""
-    return sorted(text(m) for m in client.zrange(keys.current_checks(entity), 0, -1))
+    return sorted(m for m in client.zrange(keys.current_checks(entity), 0, -1))
 
 
-def all_check_ids(client: redis.Redis) -> list[str]:
+def all_check_ids(client: StrRedis) -> list[str]:
     """Every E:C ever seen."""
-    return [text(m) for m in client.zrange(keys.all_checks(), 0, -1)]
+    return list(client.zrange(keys.all_checks(), 0, -1))
 
 
-def check_exists(client: redis.Redis, entity: str, check: str) -> bool:
+def check_exists(client: StrRedis, entity: str, check: str) -> bool:
     """True when the check was ever seen (in all_checks, or its check:E:C hash exists)."""
     return client.zscore(keys.all_checks(), keys.check_id(entity, check)) is not None or \
         bool(client.exists(keys.check(entity, check)))
 
 
-def check_state(client: redis.Redis, entity: str, check: str) -> str | None:
+def check_state(client: StrRedis, entity: str, check: str) -> str | None:
     """Current state of a check, or None if never seen."""
-    return opt_text(client.hget(keys.check(entity, check), "state"))
+    return cast("str | None", client.hget(keys.check(entity, check), "state"))
 
 
-def is_enabled(client: redis.Redis, entity: str, check: str) -> bool:
+def is_enabled(client: StrRedis, entity: str, check: str) -> bool:
     """True when the check is in current_checks:E."""
     return client.zscore(keys.current_checks(entity), check) is not None
 
 
-def _state_change(ts: str, state_and_summary: list[bytes | str | None]) -> StateChange:
+def _state_change(ts: str, state_and_summary: list[str | None]) -> StateChange:
     state, summary = state_and_summary
-    return StateChange(int(float(ts)), opt_text(state), opt_text(summary))
+    return StateChange(int(float(ts)), state, summary)

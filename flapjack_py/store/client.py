@@ -1,31 +1,86 @@
-"""Client helpers shared by the data layer: a cached str client, write-or-queue, Lua scripts, lenient integers."""
+"""The data layer's two client kinds, write-or-queue, Lua scripts, lenient integers.
+
+A process builds its clients once where it is composed (flapjack_py.connection.open_clients /
+make_clients): a `StrRedis` (str replies) that every function here takes, and a `BytesRedis` (bytes
+replies) for what must stay byte-exact: rq's jobs and the raw event payloads of the event queue and
+its archive. Nothing here converts one kind into the other.
+"""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, cast
 
 import redis
 
-from . import decoded
 
-_decoded: weakref.WeakKeyDictionary[redis.Redis, redis.Redis] = weakref.WeakKeyDictionary()
+class StrRedis(Protocol):
+    """A redis-py client built with decode_responses=True (replies are str): the one the data layer reads with.
+
+    A type only (redis-py's client is untyped for mypy here): `replies` is never read, it only tells
+    this kind and BytesRedis apart, so mypy refuses one where the other is wanted. Made by
+    `as_str_redis` (or Clients) where a process is composed.
+    """
+
+    @property
+    def replies(self) -> Literal["str"]: ...
+
+    def __getattr__(self, name: str) -> Any: ...
 
 
-def str_client(client: redis.Redis) -> redis.Redis:
-    """A str-replying client for `client` (cached per client)."""
-    if client.connection_pool.connection_kwargs.get("decode_responses"):
-        return client
-    found = _decoded.get(client)
-    if found is None:
-        found = _decoded[client] = decoded(client)
-    return found
+class BytesRedis(Protocol):
+    """A redis-py client built with decode_responses=False (replies are bytes): rq and raw event payloads.
+
+    A type only, like StrRedis; made by `as_bytes_redis` (or Clients).
+    """
+
+    @property
+    def replies(self) -> Literal["bytes"]: ...
+
+    def __getattr__(self, name: str) -> Any: ...
+
+
+def decodes(client: Any) -> bool:
+    """True when `client` replies with str (built with decode_responses=True)."""
+    return bool(client.get_encoder().decode_responses)
+
+
+def as_str_redis(client: Any) -> StrRedis:
+    """`client`, checked to reply with str; TypeError for a bytes client (at composition, once)."""
+    if not decodes(client):
+        raise TypeError("the data layer needs a str client (decode_responses=True), got a bytes one")
+    return cast(StrRedis, client)
+
+
+def as_bytes_redis(client: Any) -> BytesRedis:
+    """`client`, checked to reply with bytes; TypeError for a str client (rq and raw events need bytes)."""
+    if decodes(client):
+        raise TypeError("rq and the raw event queue need a bytes client (decode_responses=False), got a str one")
+    return cast(BytesRedis, client)
+
+
+@dataclass(frozen=True)
+class Clients:
+    """The two clients of one process, on the same server: `text` for the data layer, `raw` for rq and
+    raw events. Built once where the process is composed; constructing it checks each one's kind."""
+
+    text: StrRedis
+    raw: BytesRedis
+
+    def __post_init__(self) -> None:
+        as_str_redis(self.text)
+        as_bytes_redis(self.raw)
+
+    def close(self) -> None:
+        """Close both clients' connections."""
+        self.text.close()
+        self.raw.close()
 
 
 @contextmanager
-def writing(client: redis.Redis, pipe: redis.client.Pipeline | None) -> Iterator[Any]:
+def writing(client: StrRedis, pipe: redis.client.Pipeline | None) -> Iterator[Any]:
     """Yield `pipe`, or a fresh MULTI pipeline executed on exit."""
     if pipe is not None:
         yield pipe
@@ -35,7 +90,7 @@ def writing(client: redis.Redis, pipe: redis.client.Pipeline | None) -> Iterator
     own.execute()
 
 
-def registered_script(client: redis.Redis, source: str) -> Any:
+def registered_script(client: StrRedis, source: str) -> Any:
     """redis-py's Script for Lua `source` on `client`, made once per client (EVALSHA, loaded on NOSCRIPT).
 
     Call it with `keys=`, `args=` and optionally `client=` a pipeline to queue the call there.
@@ -68,11 +123,6 @@ def to_int(value: Any) -> int | None:
     return sign * int(prefix) if prefix else None
 
 
-def text(value: bytes | str) -> str:
-    """A reply as str, whichever client (bytes or str) gave it; bad UTF-8 becomes U+FFFD."""
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
-
-def opt_text(value: bytes | str | None) -> str | None:
-    """`text`, keeping None (a missing key or field)."""
-    return None if value is None else text(value)
+def text(value: bytes) -> str:
+    """A bytes client's reply as str (the event queue's keys and owners); bad UTF-8 becomes U+FFFD."""
+    return value.decode("utf-8", "replace")

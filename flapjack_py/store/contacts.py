@@ -22,7 +22,7 @@ from .. import keys
 from ..errors import AlreadyExists, NotFound, ValidationError
 from ..rules import general_rule
 from ..time_restrictions import is_valid_zone
-from .client import str_client, writing
+from .client import StrRedis, writing
 from .media import Medium as Medium  # re-exported: part of ContactDetails, imported from here by the notifier
 from .media import media_from, replace_media
 from .rules import save_rule
@@ -56,25 +56,25 @@ class ContactDetails:
 # --- contacts ------------------------------------------------------------
 
 
-def contact_exists(client: redis.Redis, contact_id: str) -> bool:
+def contact_exists(client: StrRedis, contact_id: str) -> bool:
     """True when contact:ID has a first_name."""
-    return bool(str_client(client).hexists(keys.contact(contact_id), "first_name"))
+    return bool(client.hexists(keys.contact(contact_id), "first_name"))
 
 
-def contact_key_exists(client: redis.Redis, contact_id: str) -> bool:
+def contact_key_exists(client: StrRedis, contact_id: str) -> bool:
     """True when a contact:ID key exists at all (the API's 409 test)."""
-    return bool(str_client(client).exists(keys.contact(contact_id)))
+    return bool(client.exists(keys.contact(contact_id)))
 
 
-def load_contact(client: redis.Redis, contact_id: str) -> Contact | None:
+def load_contact(client: StrRedis, contact_id: str) -> Contact | None:
     """The contact, or None when it does not exist."""
     found = load_contacts(client, [contact_id])
     return found[0] if found else None
 
 
-def load_contacts(client: redis.Redis, contact_ids: Sequence[str]) -> list[Contact]:
+def load_contacts(client: StrRedis, contact_ids: Sequence[str]) -> list[Contact]:
     """The existing contacts among `contact_ids`, in that order (unknown ids dropped), in one round trip."""
-    pipe = str_client(client).pipeline(transaction=False)
+    pipe = client.pipeline(transaction=False)
     for cid in contact_ids:
         pipe.hgetall(keys.contact(cid))
         pipe.get(keys.contact_tz(cid))
@@ -87,21 +87,20 @@ def load_contacts(client: redis.Redis, contact_ids: Sequence[str]) -> list[Conta
     return contacts
 
 
-def all_contact_ids(client: redis.Redis) -> list[str]:
+def all_contact_ids(client: StrRedis) -> list[str]:
     """Ids of every existing contact (unordered; empty ids skipped)."""
-    c = str_client(client)
     prefix = keys.contact("")
-    ids = [key[len(prefix):] for key in c.scan_iter(match=keys.contact_pattern(), count=1000)]
-    return [cid for cid in ids if cid and c.type(keys.contact(cid)) == "hash"]
+    ids = [key[len(prefix):] for key in client.scan_iter(match=keys.contact_pattern(), count=1000)]
+    return [cid for cid in ids if cid and client.type(keys.contact(cid)) == "hash"]
 
 
-def list_contacts(client: redis.Redis) -> list[Contact]:
+def list_contacts(client: StrRedis) -> list[Contact]:
     """Every existing contact sorted by (last_name, first_name), null as ''."""
     contacts = load_contacts(client, all_contact_ids(client))
     return sorted(contacts, key=lambda c: (c.last_name or "", c.first_name or "", c.id))
 
 
-def create_contact(client: redis.Redis, data: Mapping[str, Any], *, pipe: redis.client.Pipeline | None = None) -> str:
+def create_contact(client: StrRedis, data: Mapping[str, Any], *, pipe: redis.client.Pipeline | None = None) -> str:
     """Create a contact from API/import fields; return its id (a new UUID when `id` is absent).
 
     Fields: id, first_name (stored as '' when missing), last_name, email, timezone
@@ -114,7 +113,7 @@ def create_contact(client: redis.Redis, data: Mapping[str, Any], *, pipe: redis.
         raise AlreadyExists(f"contact {contact_id} already exists")
     fields = {name: str(data.get(name)) for name in CONTACT_FIELDS if data.get(name) is not None}
     fields.setdefault("first_name", "")
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         p.hset(keys.contact(contact_id), mapping=fields)
         if data.get("timezone") is not None:
             set_timezone(client, contact_id, data["timezone"], pipe=p)
@@ -125,11 +124,11 @@ def create_contact(client: redis.Redis, data: Mapping[str, Any], *, pipe: redis.
     return contact_id
 
 
-def update_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.Pipeline | None = None,
+def update_contact(client: StrRedis, contact_id: str, *, pipe: redis.client.Pipeline | None = None,
                    **fields: Any) -> None:
     """Set first_name/last_name/email (None removes the field) and/or timezone (None removes, unknown ignored)."""
     _require_contact(client, contact_id)
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         for name, value in fields.items():
             if name == "timezone":
                 set_timezone(client, contact_id, value, pipe=p)
@@ -141,17 +140,16 @@ def update_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.P
                 p.hset(keys.contact(contact_id), name, str(value))
 
 
-def delete_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.Pipeline | None = None) -> None:
+def delete_contact(client: StrRedis, contact_id: str, *, pipe: redis.client.Pipeline | None = None) -> None:
     """Delete a contact entirely: rules, contacts_for:* memberships, drop/rollup keys, media, tz, PagerDuty, tags."""
-    c = str_client(client)
-    rule_ids = c.smembers(keys.contact_notification_rules(contact_id))
-    sets = [k for k in c.scan_iter(match=keys.contacts_for_pattern(), count=1000) if c.type(k) == "set"]
-    tag_sets = list(c.scan_iter(match=keys.contact_tag("*"), count=1000))
+    rule_ids = client.smembers(keys.contact_notification_rules(contact_id))
+    sets = [k for k in client.scan_iter(match=keys.contacts_for_pattern(), count=1000) if client.type(k) == "set"]
+    tag_sets = list(client.scan_iter(match=keys.contact_tag("*"), count=1000))
     extra = [k for pattern in (keys.drop_alerts_for_contact(contact_id) + "*",
                                keys.drop_rollup_alerts_for_contact(contact_id, "*"),
                                keys.contact_alerting_checks(contact_id, "*"))
-             for k in c.scan_iter(match=pattern, count=1000)]
-    with writing(c, pipe) as p:
+             for k in client.scan_iter(match=pattern, count=1000)]
+    with writing(client, pipe) as p:
         for rule_id in rule_ids:
             p.delete(keys.notification_rule(rule_id))
         for key in sets + tag_sets:
@@ -162,15 +160,15 @@ def delete_contact(client: redis.Redis, contact_id: str, *, pipe: redis.client.P
     log.info("contact %s deleted", contact_id)
 
 
-def load_timezone(client: redis.Redis, contact_id: str) -> str | None:
+def load_timezone(client: StrRedis, contact_id: str) -> str | None:
     """The contact's stored time zone name, or None."""
-    return str_client(client).get(keys.contact_tz(contact_id)) or None
+    return client.get(keys.contact_tz(contact_id)) or None
 
 
-def set_timezone(client: redis.Redis, contact_id: str, zone: str | None, *,
+def set_timezone(client: StrRedis, contact_id: str, zone: str | None, *,
                  pipe: redis.client.Pipeline | None = None) -> bool:
     """Store a time zone (None removes it); an unknown zone is ignored. Return True when stored/removed."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         if zone is None:
             p.delete(keys.contact_tz(contact_id))
             return True
@@ -184,38 +182,37 @@ def set_timezone(client: redis.Redis, contact_id: str, zone: str | None, *,
 # --- contact tags --------------------------------------------------------
 
 
-def add_contact_tags(client: redis.Redis, contact_id: str, tags: Iterable[str], *,
+def add_contact_tags(client: StrRedis, contact_id: str, tags: Iterable[str], *,
                      pipe: redis.client.Pipeline | None = None) -> None:
     """Add the contact to contact_tag:TAG for each tag."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         for tag in tags:
             p.sadd(keys.contact_tag(tag), contact_id)
 
 
-def remove_contact_tags(client: redis.Redis, contact_id: str, tags: Iterable[str], *,
+def remove_contact_tags(client: StrRedis, contact_id: str, tags: Iterable[str], *,
                         pipe: redis.client.Pipeline | None = None) -> None:
     """Remove the contact from contact_tag:TAG for each tag."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         for tag in tags:
             p.srem(keys.contact_tag(tag), contact_id)
 
 
-def contact_tags(client: redis.Redis, contact_id: str) -> list[str]:
+def contact_tags(client: StrRedis, contact_id: str) -> list[str]:
     """Sorted tags of a contact (scans contact_tag:*)."""
-    c = str_client(client)
     prefix = keys.contact_tag("")
-    return sorted(k[len(prefix):] for k in c.scan_iter(match=keys.contact_tag("*"), count=1000)
-                  if c.sismember(k, contact_id))
+    return sorted(k[len(prefix):] for k in client.scan_iter(match=keys.contact_tag("*"), count=1000)
+                  if client.sismember(k, contact_id))
 
 
 # --- the notifier's batched read -----------------------------------------
 
 
-def load_contact_details(client: redis.Redis, contact_ids: Sequence[str]) -> list[ContactDetails]:
+def load_contact_details(client: StrRedis, contact_ids: Sequence[str]) -> list[ContactDetails]:
     """Contact, media (with intervals and thresholds) and rule ids of the existing contacts among
     `contact_ids`, in order, de-duplicated, in one round trip."""
     ids = list(dict.fromkeys(contact_ids))
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for cid in ids:
         for key in (keys.contact(cid), keys.contact_media(cid), keys.contact_media_intervals(cid),
                     keys.contact_media_rollup_thresholds(cid)):
@@ -237,7 +234,7 @@ def load_contact_details(client: redis.Redis, contact_ids: Sequence[str]) -> lis
 # --- private helpers -----------------------------------------------------
 
 
-def _require_contact(client: redis.Redis, contact_id: str) -> None:
+def _require_contact(client: StrRedis, contact_id: str) -> None:
     if not contact_exists(client, contact_id):
         raise NotFound(f"could not find contact '{contact_id}'")
 
@@ -250,7 +247,7 @@ def _contact_from(contact_id: str, data: Mapping[str, str], tz: str | None) -> C
 # --- JSON API helpers ----------------------------------------------------
 
 
-def create_contacts(client: redis.Redis, items: Sequence[Mapping[str, Any]]) -> list[str]:
+def create_contacts(client: StrRedis, items: Sequence[Mapping[str, Any]]) -> list[str]:
     """Create several contacts (create_contact fields) in one MULTI; return their ids in order.
 
     Raises AlreadyExists, naming every supplied id whose contact:ID key exists or
@@ -260,15 +257,15 @@ def create_contacts(client: redis.Redis, items: Sequence[Mapping[str, Any]]) -> 
     taken = [cid for cid in dict.fromkeys(ids) if ids.count(cid) > 1 or contact_key_exists(client, cid)]
     if taken:
         raise AlreadyExists(f"Contacts already exist with the following IDs: {', '.join(taken)}")
-    with writing(str_client(client), None) as p:
+    with writing(client, None) as p:
         for item, cid in zip(items, ids, strict=True):
             create_contact(client, {**item, "id": cid}, pipe=p)
     return ids
 
 
-def contact_links(client: redis.Redis, contact_ids: Sequence[str]) -> dict[str, tuple[list[str], list[str]]]:
+def contact_links(client: StrRedis, contact_ids: Sequence[str]) -> dict[str, tuple[list[str], list[str]]]:
     """contact id -> (media types other than pagerduty in hash order, sorted rule ids), in one round trip."""
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for cid in contact_ids:
         p.hkeys(keys.contact_media(cid))
         p.smembers(keys.contact_notification_rules(cid))

@@ -6,10 +6,8 @@ import json
 import logging
 from typing import Any, cast
 
-import redis
-
 from .. import keys
-from .client import str_client
+from .client import StrRedis
 from .maintenance import SCHEDULED, UNSCHEDULED, load_windows
 from .writes import Writes
 
@@ -28,21 +26,20 @@ def record(pipe: Writes, entity: str, check: str, entry: dict[str, Any], length:
     pipe.ltrim(key, 0, length - 1)
 
 
-def load(client: redis.Redis, entity: str, check: str, limit: int = MAX_READ) -> list[dict[str, Any]]:
+def load(client: StrRedis, entity: str, check: str, limit: int = MAX_READ) -> list[dict[str, Any]]:
     """The check's traces, newest first; a maintenance stop gets `maintenance_until` from its window."""
-    c = str_client(client)
-    raw = cast(list[str], c.lrange(keys.check_decisions(entity, check), 0, max(min(limit, MAX_READ), 1) - 1))
+    raw = cast(list[str], client.lrange(keys.check_decisions(entity, check), 0, max(min(limit, MAX_READ), 1) - 1))
     entries = []
     for text in raw:
         try:
             entries.append(json.loads(text))
         except ValueError:
             log.warning("%s:%s: unreadable decision trace entry skipped", entity, check)
-    _add_maintenance_ends(c, entity, check, entries)
+    _add_maintenance_ends(client, entity, check, entries)
     return entries
 
 
-def _add_maintenance_ends(c: redis.Redis, entity: str, check: str, entries: list[dict[str, Any]]) -> None:
+def _add_maintenance_ends(c: StrRedis, entity: str, check: str, entries: list[dict[str, Any]]) -> None:
     windows: dict[str, dict[int, int]] = {}
     for entry in entries:
         stop = entry.get("stopped_by") or {}

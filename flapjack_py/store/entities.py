@@ -2,7 +2,7 @@
 known_tag:entity_tag index, listing (seed 004 "Entities and Checks", "All checks and entities").
 
 Used by the notifier (contacts of a check, engine.md 5.1), the JSON API and
-import. Clients may reply with bytes or str; writes take an optional pipeline
+import. Functions take the str client; writes take an optional pipeline
 like flapjack_py.store.contacts.
 """
 
@@ -18,7 +18,7 @@ import redis
 
 from .. import keys
 from ..errors import NotFound
-from .client import str_client, writing
+from .client import StrRedis, writing
 
 log = logging.getLogger(__name__)
 
@@ -39,22 +39,22 @@ class Entity:
 # --- ids and names -------------------------------------------------------
 
 
-def entity_id(client: redis.Redis, name: str) -> str | None:
+def entity_id(client: StrRedis, name: str) -> str | None:
     """The id of the entity named `name`, or None."""
-    return str_client(client).hget(keys.entity_ids_by_name(), name) or None
+    return client.hget(keys.entity_ids_by_name(), name) or None
 
 
-def entity_name(client: redis.Redis, entity_id_: str) -> str | None:
+def entity_name(client: StrRedis, entity_id_: str) -> str | None:
     """The name of entity `entity_id_`, or None."""
-    return str_client(client).hget(keys.entity_names_by_id(), entity_id_) or None
+    return client.hget(keys.entity_names_by_id(), entity_id_) or None
 
 
-def all_entity_names(client: redis.Redis) -> dict[str, str]:
+def all_entity_names(client: StrRedis) -> dict[str, str]:
     """Every entity id -> name."""
-    return dict(str_client(client).hgetall(keys.entity_names_by_id()))
+    return dict(client.hgetall(keys.entity_names_by_id()))
 
 
-def list_entities(client: redis.Redis, enabled: bool | None = None) -> list[Entity]:
+def list_entities(client: StrRedis, enabled: bool | None = None) -> list[Entity]:
     """Every entity with an id, sorted by name; `enabled` True/False keeps only current/not current ones."""
     names = all_entity_names(client)
     ids = sorted((eid for eid in names if eid), key=lambda eid: (names[eid], eid))
@@ -64,16 +64,15 @@ def list_entities(client: redis.Redis, enabled: bool | None = None) -> list[Enti
     return [e for e in entities if e.enabled is enabled]
 
 
-def load_entity(client: redis.Redis, entity_id_: str) -> Entity | None:
+def load_entity(client: StrRedis, entity_id_: str) -> Entity | None:
     """One entity, or None."""
     found = load_entities(client, [entity_id_])
     return found[0] if found else None
 
 
-def load_entities(client: redis.Redis, ids: Sequence[str]) -> list[Entity]:
+def load_entities(client: StrRedis, ids: Sequence[str]) -> list[Entity]:
     """The known entities among `ids`, in order (unknown dropped), in two round trips."""
-    c = str_client(client)
-    p = c.pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for eid in ids:
         p.hget(keys.entity_names_by_id(), eid)
     names = p.execute()
@@ -93,16 +92,15 @@ def load_entities(client: redis.Redis, ids: Sequence[str]) -> list[Entity]:
     return entities
 
 
-def entity_check_names(client: redis.Redis, name: str) -> list[str]:
+def entity_check_names(client: StrRedis, name: str) -> list[str]:
     """Sorted names of every check ever seen or current on the entity named `name`."""
-    c = str_client(client)
-    return sorted(set(c.zrange(keys.all_checks_for(name), 0, -1)) | set(c.zrange(keys.current_checks(name), 0, -1)))
+    return sorted(set(client.zrange(keys.all_checks_for(name), 0, -1)) | set(client.zrange(keys.current_checks(name), 0, -1)))
 
 
 # --- create, import, rename, merge ---------------------------------------
 
 
-def save_entity(client: redis.Redis, entity_id_: str, name: str) -> None:
+def save_entity(client: StrRedis, entity_id_: str, name: str) -> None:
     """Create or reconcile the id <-> name mapping (api-v1.md 8.2).
 
     New id: mapped to `name` (another id that held the name is dropped from the
@@ -115,7 +113,7 @@ def save_entity(client: redis.Redis, entity_id_: str, name: str) -> None:
         rename_entity(client, entity_id_, name)
         return
     previous_id = entity_id(client, name)
-    with writing(str_client(client), None) as p:
+    with writing(client, None) as p:
         if previous_id is not None:
             p.hdel(keys.entity_names_by_id(), previous_id)
         p.hset(keys.entity_ids_by_name(), name, entity_id_)
@@ -123,7 +121,7 @@ def save_entity(client: redis.Redis, entity_id_: str, name: str) -> None:
     log.info("entity %s created (id %s)", name, entity_id_)
 
 
-def import_entity(client: redis.Redis, entity_id_: str, name: str, contacts: Sequence[str] | None,
+def import_entity(client: StrRedis, entity_id_: str, name: str, contacts: Sequence[str] | None,
                   tags: Iterable[str] = ()) -> None:
     """Upsert an entity as POST /entities and `flapjack import entities` do.
 
@@ -135,7 +133,7 @@ def import_entity(client: redis.Redis, entity_id_: str, name: str, contacts: Seq
     add_entity_tags(client, entity_id_, tags)
 
 
-def rename_entity(client: redis.Redis, entity_id_: str, new_name: str) -> None:
+def rename_entity(client: StrRedis, entity_id_: str, new_name: str) -> None:
     """Rename an entity, moving every per-check key to the new name; merge when another entity has that name.
 
     After a merge this entity's id takes over the name and the other id is
@@ -147,8 +145,8 @@ def rename_entity(client: redis.Redis, entity_id_: str, new_name: str) -> None:
     if old_name == new_name:
         return
     other_id = entity_id(client, new_name)
-    _move_check_data(str_client(client), old_name, new_name)
-    with writing(str_client(client), None) as p:
+    _move_check_data(client, old_name, new_name)
+    with writing(client, None) as p:
         p.hdel(keys.entity_ids_by_name(), old_name)
         if other_id is not None and other_id != entity_id_:
             p.hdel(keys.entity_names_by_id(), other_id)
@@ -160,44 +158,43 @@ def rename_entity(client: redis.Redis, entity_id_: str, new_name: str) -> None:
 # --- contacts of entities and checks -------------------------------------
 
 
-def set_entity_contacts(client: redis.Redis, entity_id_: str, contact_ids: Iterable[str]) -> None:
+def set_entity_contacts(client: StrRedis, entity_id_: str, contact_ids: Iterable[str]) -> None:
     """Replace contacts_for:ID with the listed ids that exist as contacts."""
     existing = _existing_contacts(client, contact_ids)
-    with writing(str_client(client), None) as p:
+    with writing(client, None) as p:
         p.delete(keys.contacts_for(entity_id_))
         if existing:
             p.sadd(keys.contacts_for(entity_id_), *existing)
 
 
-def add_entity_contacts(client: redis.Redis, entity_id_: str, contact_ids: Iterable[str], check: str | None = None,
+def add_entity_contacts(client: StrRedis, entity_id_: str, contact_ids: Iterable[str], check: str | None = None,
                         *, pipe: redis.client.Pipeline | None = None) -> None:
     """Add contacts (existing ones only) to contacts_for:ID, or contacts_for:ID:CHECK when `check` is given."""
     existing = _existing_contacts(client, contact_ids)
     if existing:
-        with writing(str_client(client), pipe) as p:
+        with writing(client, pipe) as p:
             p.sadd(keys.contacts_for(entity_id_, check), *existing)
 
 
-def remove_entity_contacts(client: redis.Redis, entity_id_: str, contact_ids: Iterable[str],
+def remove_entity_contacts(client: StrRedis, entity_id_: str, contact_ids: Iterable[str],
                            check: str | None = None, *, pipe: redis.client.Pipeline | None = None) -> None:
     """Remove contacts from contacts_for:ID (or contacts_for:ID:CHECK)."""
     ids = list(contact_ids)
     if ids:
-        with writing(str_client(client), pipe) as p:
+        with writing(client, pipe) as p:
             p.srem(keys.contacts_for(entity_id_, check), *ids)
 
 
-def contact_ids_for_entity(client: redis.Redis, entity_id_: str) -> list[str]:
+def contact_ids_for_entity(client: StrRedis, entity_id_: str) -> list[str]:
     """Sorted members of contacts_for:ID."""
-    return sorted(str_client(client).smembers(keys.contacts_for(entity_id_)))
+    return sorted(client.smembers(keys.contacts_for(entity_id_)))
 
 
-def contact_ids_for_check(client: redis.Redis, entity: str, check: str | None = None) -> list[str]:
+def contact_ids_for_check(client: StrRedis, entity: str, check: str | None = None) -> list[str]:
     """Existing contacts of a check (engine.md 5.1): contacts_for:EID, then contacts_for:ALL, then
     contacts_for:EID:C; de-duplicated keeping the first occurrence. Without `check`, the entity's."""
-    c = str_client(client)
     eid = entity_id(client, entity)
-    p = c.pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     if eid is not None:
         p.smembers(keys.contacts_for(eid))
     p.smembers(keys.contacts_for(keys.ALL_ENTITIES_ID))
@@ -207,14 +204,13 @@ def contact_ids_for_check(client: redis.Redis, entity: str, check: str | None = 
     return _existing_contacts(client, dict.fromkeys(ids))
 
 
-def entity_ids_for_contact(client: redis.Redis, contact_id: str) -> list[str]:
+def entity_ids_for_contact(client: StrRedis, contact_id: str) -> list[str]:
     """Ids of entities a contact is registered for (entity or per-check sets), `ALL` excluded, sorted."""
-    c = str_client(client)
     prefix = keys.contacts_for("")
     found = set()
-    for key in c.scan_iter(match=keys.contacts_for_pattern(), count=1000):
+    for key in client.scan_iter(match=keys.contacts_for_pattern(), count=1000):
         eid = key[len(prefix):].split(":", 1)[0]
-        if eid != keys.ALL_ENTITIES_ID and c.sismember(key, contact_id):
+        if eid != keys.ALL_ENTITIES_ID and client.sismember(key, contact_id):
             found.add(eid)
     return sorted(found)
 
@@ -222,53 +218,51 @@ def entity_ids_for_contact(client: redis.Redis, contact_id: str) -> list[str]:
 # --- entity tags ---------------------------------------------------------
 
 
-def entity_tags(client: redis.Redis, entity_id_: str) -> list[str]:
+def entity_tags(client: StrRedis, entity_id_: str) -> list[str]:
     """Sorted tags of an entity (members of known_tag:entity_tag whose entity_tag:TAG holds the id)."""
-    c = str_client(client)
-    tags = sorted(c.smembers(keys.known_entity_tags()))
-    p = c.pipeline(transaction=False)
+    tags = sorted(client.smembers(keys.known_entity_tags()))
+    p = client.pipeline(transaction=False)
     for tag in tags:
         p.sismember(keys.entity_tag(tag), entity_id_)
     return [tag for tag, member in zip(tags, p.execute(), strict=True) if member]
 
 
-def entity_ids_with_tag(client: redis.Redis, tag: str) -> list[str]:
+def entity_ids_with_tag(client: StrRedis, tag: str) -> list[str]:
     """Sorted ids of entities tagged `tag`."""
-    return sorted(str_client(client).smembers(keys.entity_tag(tag)))
+    return sorted(client.smembers(keys.entity_tag(tag)))
 
 
-def add_entity_tags(client: redis.Redis, entity_id_: str, tags: Iterable[str], *,
+def add_entity_tags(client: StrRedis, entity_id_: str, tags: Iterable[str], *,
                     pipe: redis.client.Pipeline | None = None) -> None:
     """Tag an entity: SADD entity_tag:TAG ID and the tag index."""
     tags = [t for t in tags if t]
     if tags:
-        with writing(str_client(client), pipe) as p:
+        with writing(client, pipe) as p:
             for tag in tags:
                 p.sadd(keys.entity_tag(tag), entity_id_)
             p.sadd(keys.known_entity_tags(), *tags)
 
 
-def remove_entity_tags(client: redis.Redis, entity_id_: str, tags: Iterable[str]) -> None:
+def remove_entity_tags(client: StrRedis, entity_id_: str, tags: Iterable[str]) -> None:
     """Untag an entity; a tag no entity carries any more leaves the index."""
-    c = str_client(client)
     for tag in tags:
-        c.srem(keys.entity_tag(tag), entity_id_)
-        if not c.exists(keys.entity_tag(tag)):
-            c.srem(keys.known_entity_tags(), tag)
+        client.srem(keys.entity_tag(tag), entity_id_)
+        if not client.exists(keys.entity_tag(tag)):
+            client.srem(keys.known_entity_tags(), tag)
 
 
 # --- private: moving check data between entity names ---------------------
 
 
-def _existing_contacts(client: redis.Redis, contact_ids: Iterable[str]) -> list[str]:
+def _existing_contacts(client: StrRedis, contact_ids: Iterable[str]) -> list[str]:
     ids = list(dict.fromkeys(contact_ids))
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for cid in ids:
         p.hexists(keys.contact(cid), "first_name")
     return [cid for cid, ok in zip(ids, p.execute(), strict=True) if ok]
 
 
-def _move_check_data(c: redis.Redis, old: str, new: str) -> None:
+def _move_check_data(c: StrRedis, old: str, new: str) -> None:
     """Move (or merge) every key and member about checks of entity `old` to entity `new`."""
     checks = entity_check_names(c, old)
     moves = [(keys.all_checks_for(old), keys.all_checks_for(new)), (keys.current_checks(old), keys.current_checks(new))]
@@ -284,7 +278,7 @@ def _move_check_data(c: redis.Redis, old: str, new: str) -> None:
     _rename_members(c, old, new, checks)
 
 
-def _drop_key_moves(c: redis.Redis, old: str, new: str, check: str) -> list[tuple[str, str]]:
+def _drop_key_moves(c: StrRedis, old: str, new: str, check: str) -> list[tuple[str, str]]:
     pattern = keys.drop_alerts_for_contact("*", "*", _glob_escape(keys.check_id(old, check))) + "*"
     moves = []
     for key in c.scan_iter(match=pattern, count=1000):
@@ -294,7 +288,7 @@ def _drop_key_moves(c: redis.Redis, old: str, new: str, check: str) -> list[tupl
     return moves
 
 
-def _move_key(c: redis.Redis, src: str, dst: str) -> None:
+def _move_key(c: StrRedis, src: str, dst: str) -> None:
     """RENAME src to dst, or merge into an existing dst (dst's scalar values win; the later-ending
     current maintenance wins)."""
     if not c.exists(dst):
@@ -321,7 +315,7 @@ def _move_key(c: redis.Redis, src: str, dst: str) -> None:
     c.delete(src)
 
 
-def _rename_members(c: redis.Redis, old: str, new: str, checks: Sequence[str]) -> None:
+def _rename_members(c: StrRedis, old: str, new: str, checks: Sequence[str]) -> None:
     """Rewrite E:C members (all_checks, failed_checks, alerting sets, check tags, ack hashes) and current_entities."""
     zsets = [keys.all_checks(), keys.failed_checks(),
              *c.scan_iter(match=keys.contact_alerting_checks("*", "*"), count=1000)]
@@ -343,7 +337,7 @@ def _rename_members(c: redis.Redis, old: str, new: str, checks: Sequence[str]) -
         c.zadd(keys.current_entities(), {new: score}, gt=True)
 
 
-def _rehash(c: redis.Redis, old_id: str, new_id: str) -> None:
+def _rehash(c: StrRedis, old_id: str, new_id: str) -> None:
     old_hash = c.hget(keys.check_hashes_by_id(), old_id)
     if old_hash is None:
         return
@@ -358,14 +352,13 @@ def _glob_escape(text: str) -> str:
     return re.sub(r"([*?\[\]\\])", r"\\\1", text)
 
 
-def entity_ids_for_contacts(client: redis.Redis, contact_ids: Sequence[str]) -> dict[str, list[str]]:
+def entity_ids_for_contacts(client: StrRedis, contact_ids: Sequence[str]) -> dict[str, list[str]]:
     """contact id -> sorted ids of the entities it is registered for (as entity_ids_for_contact), in one scan."""
-    c = str_client(client)
     prefix = keys.contacts_for("")
     found: dict[str, set[str]] = {cid: set() for cid in contact_ids}
-    names = [k for k in c.scan_iter(match=keys.contacts_for_pattern(), count=1000)
+    names = [k for k in client.scan_iter(match=keys.contacts_for_pattern(), count=1000)
              if k[len(prefix):].split(":", 1)[0] != keys.ALL_ENTITIES_ID]
-    p = c.pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for key in names:
         p.type(key)
     sets = [key for key, kind in zip(names, p.execute(), strict=True) if kind == "set"]

@@ -9,6 +9,10 @@ is handed over to that executive (`events_handoff:HOST:PID`), so one check's
 events are applied in queue order, one executive at a time (README
 "Architecture"). A gone executive (heartbeat key expired, or its process dead)
 has its in-flight and hand-off events put back on the queue and its claims dropped.
+
+Taken events are read through the bytes client, as they were queued (an event that
+is not UTF-8 is refused, and archived or rejected byte for byte); everything else
+through the str client.
 """
 
 from __future__ import annotations
@@ -22,13 +26,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import redis
 from redis.exceptions import NoScriptError
 
 from .. import keys, scripts
 from ..heartbeat import Heartbeat
 from ..processes import pid_alive
-from .client import text, to_int
+from .client import BytesRedis, StrRedis, text, to_int
 from .health import save_heartbeat
 
 log = logging.getLogger(__name__)
@@ -39,23 +42,23 @@ TAKE_CHUNK = 100
 """Events per TAKE_EVENTS call (a take pipelines several): bounds how long one call holds Redis."""
 
 
-def push_event(client: redis.Redis, event: Mapping[str, Any], queue: str = "events") -> None:
+def push_event(client: StrRedis, event: Mapping[str, Any], queue: str = "events") -> None:
     """LPUSH one event (a dict, serialised as JSON) for the executive."""
     client.lpush(keys.events(queue), json.dumps(dict(event)))
 
 
-def push_events(client: redis.Redis, events: Sequence[Mapping[str, Any]], queue: str = "events") -> None:
+def push_events(client: StrRedis, events: Sequence[Mapping[str, Any]], queue: str = "events") -> None:
     """LPUSH several events in one command, in order (the first is processed first)."""
     if events:
         client.lpush(keys.events(queue), *(json.dumps(dict(event)) for event in events))
 
 
-def queue_length(client: redis.Redis, queue: str = "events") -> int:
+def queue_length(client: StrRedis, queue: str = "events") -> int:
     """Events waiting on the queue."""
     return int(client.llen(keys.events(queue)))
 
 
-def events_processed(client: redis.Redis) -> int:
+def events_processed(client: StrRedis) -> int:
     """The global `all` event counter: events the executives have taken."""
     return to_int(client.hget(keys.event_counters(), "all")) or 0
 
@@ -105,8 +108,8 @@ class Taken:
 class EventQueue:
     """One executive's view of the queue: take, commit, reject, recover."""
 
-    def __init__(self, client: redis.Redis, queue: str, host: str, pid: int) -> None:
-        self.client = client
+    def __init__(self, client: StrRedis, raw: BytesRedis, queue: str, host: str, pid: int) -> None:
+        self.client, self.raw = client, raw  # raw: the taken events, byte for byte
         self.queue = keys.events(queue)
         self.host, self.pid = host, pid
         self.id = f"{host}:{pid}"
@@ -142,7 +145,7 @@ class EventQueue:
         sizes = [min(TAKE_CHUNK, most - first) for first in range(0, most, TAKE_CHUNK)]
         taken = Taken()
         for _attempt in range(2):  # again once the script is loaded, if the server did not know it
-            pipe = self.client.pipeline(transaction=False)
+            pipe = self.raw.pipeline(transaction=False)
             for size in sizes:
                 pipe.evalsha(self._take_sha, len(script_keys), *script_keys, self.id, size, *peers)
             missing = self._add_replies(taken, pipe.execute(raise_on_error=False))
@@ -285,10 +288,10 @@ class EventQueue:
 
     def _owners(self) -> set[str]:
         """HOST:PID of every executive with an in-flight or hand-off list, or a claim."""
-        found = {text(v) for v in self.client.hvals(keys.event_claims())}
+        found = set(self.client.hvals(keys.event_claims()))
         for pattern in (keys.events_in_flight_pattern(), keys.events_handoff_pattern()):
             prefix = pattern.removesuffix("*")
-            found.update(text(k).removeprefix(prefix) for k in self.client.scan_iter(match=pattern, count=500))
+            found.update(k.removeprefix(prefix) for k in self.client.scan_iter(match=pattern, count=500))
         return found
 
     def _requeue_of(self, host: str, pid: int, force: bool) -> int:
@@ -300,7 +303,7 @@ class EventQueue:
 
 
 
-def drop_stale_archive_keys(client: redis.Redis) -> None:
+def drop_stale_archive_keys(client: StrRedis) -> None:
     """Forget archive lists that have expired (called when the UTC hour changes)."""
     for key in client.smembers(keys.known_events_archive_keys()):
         if not client.exists(key):

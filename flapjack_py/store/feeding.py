@@ -14,14 +14,13 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-import redis
-
 from .. import keys
+from .client import StrRedis
 
 log = logging.getLogger(__name__)
 
 
-def push_confirmed(client: redis.Redis, event: Mapping[str, Any], queue: str = "events", replicas: int = 1,
+def push_confirmed(client: StrRedis, event: Mapping[str, Any], queue: str = "events", replicas: int = 1,
                    timeout_ms: int = 1000) -> bool:
     """LPUSH one event, then WAIT for `replicas` replicas; True when that many have it."""
     with client.pipeline(transaction=False) as pipe:

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import cast
 
-import redis
-
 from .. import flapping, keys
 from ..flapping import FlapState
-from .client import str_client
+from .client import StrRedis
 from .writes import Writes
 
 
@@ -23,11 +21,10 @@ def record(pipe: Writes, entity: str, check: str, state: FlapState) -> None:
         pipe.zrem(keys.flapping_checks(), keys.check_id(entity, check))
 
 
-def flapping_checks(client: redis.Redis) -> dict[str, tuple[int, float]]:
+def flapping_checks(client: StrRedis) -> dict[str, tuple[int, float]]:
     """Flapping checks: E:C -> (flapping since, percent state change now)."""
-    c = str_client(client)
-    found = cast(list[tuple[str, float]], c.zrange(keys.flapping_checks(), 0, -1, withscores=True))
-    p = c.pipeline(transaction=False)
+    found = cast(list[tuple[str, float]], client.zrange(keys.flapping_checks(), 0, -1, withscores=True))
+    p = client.pipeline(transaction=False)
     for check_id, _ in found:
         p.hget(keys.check(*keys.split_check_id(check_id)), "flap_history")
     histories = p.execute()

@@ -15,13 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis
 from redis.lock import Lock
 from rq.registry import FailedJobRegistry
 
 from .. import keys
 from ..heartbeat import Heartbeat, parse_heartbeat
-from .client import str_client, to_int
+from .client import StrRedis, to_int
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +55,7 @@ class WatchdogState:
 # --- heartbeats --------------------------------------------------------------
 
 
-def save_heartbeat(client: redis.Redis, key: str, beat: Heartbeat, ttl: int, pipe: Any = None) -> None:
+def save_heartbeat(client: StrRedis, key: str, beat: Heartbeat, ttl: int, pipe: Any = None) -> None:
     """Write `beat` into `key` (expiring after `ttl` s) and index it; into `pipe` when given."""
     target = pipe if pipe is not None else client.pipeline(transaction=False)
     target.setex(key, ttl, beat.to_json())
@@ -65,31 +64,30 @@ def save_heartbeat(client: redis.Redis, key: str, beat: Heartbeat, ttl: int, pip
         target.execute()
 
 
-def save_gateway_heartbeat(client: redis.Redis, beat: Heartbeat, ttl: int) -> None:
+def save_gateway_heartbeat(client: StrRedis, beat: Heartbeat, ttl: int) -> None:
     """Write a gateway worker's heartbeat (gateway_heartbeat:MEDIUM:HOST:PID)."""
     save_heartbeat(client, keys.gateway_heartbeat(beat.medium, beat.host, beat.pid), beat, ttl)
 
 
-def remove_gateway_heartbeat(client: redis.Redis, beat: Heartbeat) -> None:
+def remove_gateway_heartbeat(client: StrRedis, beat: Heartbeat) -> None:
     """A clean stop: the heartbeat key goes; its last beat stays in the index."""
     client.delete(keys.gateway_heartbeat(beat.medium, beat.host, beat.pid))
 
 
-def load_heartbeats(client: redis.Redis, now: int) -> list[tuple[str, int, Heartbeat | None]]:
+def load_heartbeats(client: StrRedis, now: int) -> list[tuple[str, int, Heartbeat | None]]:
     """(key, last beat, live heartbeat or None when its key expired) of every process seen recently."""
-    db = str_client(client)
-    db.zremrangebyscore(keys.heartbeats(), "-inf", now - HEARTBEAT_HISTORY)
-    entries = db.zrange(keys.heartbeats(), 0, -1, withscores=True)
+    client.zremrangebyscore(keys.heartbeats(), "-inf", now - HEARTBEAT_HISTORY)
+    entries = client.zrange(keys.heartbeats(), 0, -1, withscores=True)
     if not entries:
         return []
-    values = db.mget([key for key, _ in entries])
+    values = client.mget([key for key, _ in entries])
     return [(key, int(score), parse_heartbeat(value)) for (key, score), value in zip(entries, values, strict=True)]
 
 
 # --- health inputs -----------------------------------------------------------
 
 
-def load_health_inputs(client: redis.Redis, queue: str, media: Iterable[str], now: int,
+def load_health_inputs(client: StrRedis, queue: str, media: Iterable[str], now: int,
                        failure_window: int, failure_ttl: int) -> HealthInputs:
     """Read everything health needs; `media` are the enabled gateways. Raises redis.RedisError."""
     found = HealthInputs()
@@ -102,13 +100,13 @@ def load_health_inputs(client: redis.Redis, queue: str, media: Iterable[str], no
         elif beat is not None and beat.role == "gateway":
             found.gateways.setdefault(beat.medium, []).append(beat)
     found.queue_length, found.queue_age = queue_head_age(client, queue, now)
-    found.checks = int(str_client(client).zcard(keys.all_checks()))
+    found.checks = int(client.zcard(keys.all_checks()))
     found.recent_failures = {medium: recent_failures(client, medium, now, failure_window, failure_ttl)
                              for medium in media}
     return found
 
 
-def queue_head_age(client: redis.Redis, queue: str, now: int) -> tuple[int, int]:
+def queue_head_age(client: StrRedis, queue: str, now: int) -> tuple[int, int]:
     """(queue length, seconds the event at its head has waited as seen by health checks).
 
     The head is the oldest event (feeders LPUSH, executives take from the right).
@@ -116,26 +114,23 @@ def queue_head_age(client: redis.Redis, queue: str, now: int) -> tuple[int, int]
     remembered with the time it was first seen; while an executive takes events
     the fingerprint changes and the age starts again.
     """
-    db = str_client(client)
     p = client.pipeline(transaction=False)
     p.llen(keys.events(queue))
     p.lindex(keys.events(queue), -1)
     p.hget(keys.event_counters(), "all")
     length, head, processed = p.execute()
     if not length or head is None:
-        db.delete(keys.queue_head())
+        client.delete(keys.queue_head())
         return 0, 0
-    raw = head if isinstance(head, bytes) else str(head).encode()
-    count = processed.decode() if isinstance(processed, bytes) else processed
-    fingerprint = f"{hashlib.sha1(raw).hexdigest()}:{to_int(count) or 0}"
-    seen = db.hgetall(keys.queue_head())
+    fingerprint = f"{hashlib.sha1(str(head).encode()).hexdigest()}:{to_int(processed) or 0}"
+    seen = client.hgetall(keys.queue_head())
     if seen.get("fingerprint") != fingerprint:
-        db.hset(keys.queue_head(), mapping={"fingerprint": fingerprint, "since": now})
+        client.hset(keys.queue_head(), mapping={"fingerprint": fingerprint, "since": now})
         return int(length), 0
     return int(length), max(now - (to_int(seen.get("since")) or now), 0)
 
 
-def recent_failures(client: redis.Redis, medium: str, now: int, window: int, failure_ttl: int) -> int:
+def recent_failures(client: StrRedis, medium: str, now: int, window: int, failure_ttl: int) -> int:
     """Alerts of `medium` that failed for good in the last `window` s (rq scores a failed job now + failure_ttl)."""
     registry_key = FailedJobRegistry(medium, connection=client).key
     return int(client.zcount(registry_key, now + failure_ttl - window, "+inf"))
@@ -144,14 +139,14 @@ def recent_failures(client: redis.Redis, medium: str, now: int, window: int, fai
 # --- watchdog ----------------------------------------------------------------
 
 
-def watchdog_lock(client: redis.Redis) -> Lock:
+def watchdog_lock(client: StrRedis) -> Lock:
     """The lock a watchdog holds while it decides on and sends a down/back alert (not blocking)."""
     return client.lock(keys.watchdog_lock(), timeout=LOCK_TTL, blocking=False)
 
 
-def load_watchdog_state(client: redis.Redis) -> WatchdogState:
+def load_watchdog_state(client: StrRedis) -> WatchdogState:
     """What was last announced (`ok` when nothing was)."""
-    data = str_client(client).hgetall(keys.watchdog_state())
+    data = client.hgetall(keys.watchdog_state())
     try:
         reasons = [str(r) for r in json.loads(data.get("reasons") or "[]")]
     except ValueError:
@@ -159,12 +154,12 @@ def load_watchdog_state(client: redis.Redis) -> WatchdogState:
     return WatchdogState(data.get("status") or "ok", to_int(data.get("since")) or 0, reasons)
 
 
-def save_watchdog_state(client: redis.Redis, state: WatchdogState) -> None:
+def save_watchdog_state(client: StrRedis, state: WatchdogState) -> None:
     """Record what was just announced."""
-    str_client(client).hset(keys.watchdog_state(), mapping={
+    client.hset(keys.watchdog_state(), mapping={
         "status": state.status, "since": state.since, "reasons": json.dumps(state.reasons)})
 
 
-def claim_ping(client: redis.Redis, interval: int) -> bool:
+def claim_ping(client: StrRedis, interval: int) -> bool:
     """True for the one watchdog that should request the ping URL in this interval."""
     return bool(client.set(keys.watchdog_ping(), "1", nx=True, ex=max(interval, 1)))

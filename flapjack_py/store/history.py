@@ -10,10 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from .. import keys, reports
-from .client import str_client, to_int
+from .client import StrRedis, to_int
 from .maintenance import SCHEDULED, UNSCHEDULED, in_force, list_windows
 
 STATUS_NOTIFICATIONS = ("problem", "recovery", "acknowledgement")
@@ -29,29 +27,27 @@ class StateChange:
     details: str | None
 
 
-def state_changes(client: redis.Redis, entity: str, check: str, start: int | None,
+def state_changes(client: StrRedis, entity: str, check: str, start: int | None,
                   end: int | None) -> list[StateChange]:
     """State changes with start <= ts <= end (bounds optional), preceded by the change just before
     the first of them; [] when none lies in the window (engine.md 7.3 outage step 1)."""
-    c = str_client(client)
     key = keys.sorted_state_timestamps(entity, check)
-    stamps = [int(float(t)) for t in c.zrangebyscore(key, "-inf" if start is None else start,
+    stamps = [int(float(t)) for t in client.zrangebyscore(key, "-inf" if start is None else start,
                                                        "+inf" if end is None else end)]
     if not stamps:
         return []
-    before = c.zrevrangebyscore(key, f"({stamps[0]}", "-inf", start=0, num=1)
+    before = client.zrevrangebyscore(key, f"({stamps[0]}", "-inf", start=0, num=1)
     stamps = [int(float(t)) for t in before] + stamps
-    p = c.pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for ts in stamps:
         p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts),
                keys.check_details_at(entity, check, ts))
     return [StateChange(ts, *values) for ts, values in zip(stamps, p.execute(), strict=True)]
 
 
-def check_status(client: redis.Redis, entity: str, check: str) -> dict[str, Any]:
+def check_status(client: StrRedis, entity: str, check: str) -> dict[str, Any]:
     """The status report fields of a check (api-v1.md 11, status); unknown values are None."""
-    c = str_client(client)
-    p = c.pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     p.hgetall(keys.check(entity, check))
     p.zscore(keys.current_checks(entity), check)
     p.mget([keys.last_notification(entity, check, kind) for kind in STATUS_NOTIFICATIONS])
@@ -59,8 +55,8 @@ def check_status(client: redis.Redis, entity: str, check: str) -> dict[str, Any]
     return {
         "name": check, "state": data.get("state") or None, "enabled": score is not None,
         "summary": data.get("summary"), "details": data.get("details"), "perfdata": _perfdata(data.get("perfdata")),
-        "in_unscheduled_maintenance": in_force(c, entity, check, UNSCHEDULED) is not None,
-        "in_scheduled_maintenance": in_force(c, entity, check, SCHEDULED) is not None,
+        "in_unscheduled_maintenance": in_force(client, entity, check, UNSCHEDULED) is not None,
+        "in_scheduled_maintenance": in_force(client, entity, check, SCHEDULED) is not None,
         "initial_failure_delay": to_int(data.get("initial_failure_delay")),
         "repeat_failure_delay": to_int(data.get("repeat_failure_delay")),
         "last_update": to_int(data.get("last_update")), "last_change": to_int(data.get("last_change")),
@@ -78,17 +74,17 @@ def _perfdata(text: str | None) -> Any:
     return value if isinstance(value, list) else None
 
 
-def current_entity_names(client: redis.Redis) -> list[str]:
+def current_entity_names(client: StrRedis) -> list[str]:
     """Names in current_entities, sorted."""
-    return sorted(str_client(client).zrange(keys.current_entities(), 0, -1))
+    return sorted(client.zrange(keys.current_entities(), 0, -1))
 
 
 # --- enabling (api-v1.md 9.2, 9.3) ------------------------------------------------
 
 
-def enable_check(client: redis.Redis, entity: str, check: str, now: int) -> None:
+def enable_check(client: StrRedis, entity: str, check: str, now: int) -> None:
     """Register the check if new and make it (and its entity) current as of `now`."""
-    p = str_client(client).pipeline(transaction=True)
+    p = client.pipeline(transaction=True)
     p.zadd(keys.all_checks(), {keys.check_id(entity, check): now}, nx=True)
     p.zadd(keys.all_checks_for(entity), {check: now}, nx=True)
     p.zadd(keys.current_checks(entity), {check: now})
@@ -96,12 +92,11 @@ def enable_check(client: redis.Redis, entity: str, check: str, now: int) -> None
     p.execute()
 
 
-def disable_check(client: redis.Redis, entity: str, check: str) -> None:
+def disable_check(client: StrRedis, entity: str, check: str) -> None:
     """Drop the check from current_checks:E; the entity stops being current when none is left."""
-    c = str_client(client)
-    c.zrem(keys.current_checks(entity), check)
-    if not c.zcard(keys.current_checks(entity)):
-        c.zrem(keys.current_entities(), entity)
+    client.zrem(keys.current_checks(entity), check)
+    if not client.zcard(keys.current_checks(entity)):
+        client.zrem(keys.current_entities(), entity)
 
 
 # --- reports (engine.md 7.3) ----------------------------------------------------
@@ -109,7 +104,7 @@ def disable_check(client: redis.Redis, entity: str, check: str) -> None:
 REPORT_TYPES = ("status", "scheduled_maintenance", "unscheduled_maintenance", "outage", "downtime")
 
 
-def check_report(client: redis.Redis, report_type: str, entity: str, check: str, start: int | None,
+def check_report(client: StrRedis, report_type: str, entity: str, check: str, start: int | None,
                  end: int | None) -> dict[str, Any]:
     """The fields of one check's report of `report_type` over [start, end] (None = unbounded)."""
     if report_type == "status":

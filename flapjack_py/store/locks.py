@@ -8,8 +8,10 @@ from collections.abc import Iterator
 import redis
 from redis.lock import Lock
 
+from .client import StrRedis
 
-def try_lock(client: redis.Redis, name: str, ttl: float) -> Lock | None:
+
+def try_lock(client: StrRedis, name: str, ttl: float) -> Lock | None:
     """The lock `name` (expiring after `ttl` s) if it was free, else None. Never waits."""
     lock = client.lock(name, timeout=ttl)
     return lock if lock.acquire(blocking=False) else None
@@ -22,7 +24,7 @@ def release(lock: Lock) -> None:
 
 
 @contextlib.contextmanager
-def held(client: redis.Redis, name: str, ttl: float) -> Iterator[bool]:
+def held(client: StrRedis, name: str, ttl: float) -> Iterator[bool]:
     """Yield True holding the lock `name`, or False at once when another process holds it."""
     lock = try_lock(client, name, ttl)
     try:

@@ -12,11 +12,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-import redis
-
 from .. import keys
 from ..checks import current_scheduled_window
-from .client import text, to_int
+from .client import StrRedis, to_int
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -94,35 +92,35 @@ def finish_unscheduled(pipe: Writes, entity: str, check: str, current_start: int
 # --- client-level operations (API, CLI, bot) -------------------------------
 
 
-def load_windows(client: redis.Redis, entity: str, check: str, kind: str) -> dict[int, int]:
+def load_windows(client: StrRedis, entity: str, check: str, kind: str) -> dict[int, int]:
     """start -> duration of every window of `kind`."""
     pairs = client.zrange(keys.maintenances(entity, check, kind), 0, -1, withscores=True)
-    return {int(float(text(m))): int(s) for m, s in pairs}
+    return {int(float(m)): int(s) for m, s in pairs}
 
 
-def checks_with_windows(client: redis.Redis, kind: str) -> list[tuple[str, str]]:
+def checks_with_windows(client: StrRedis, kind: str) -> list[tuple[str, str]]:
     """(entity, check) of every check that has `kind` windows, sorted."""
     suffix = keys.maintenances_suffix(kind)
     found = set()
     for key in client.scan_iter(match=keys.maintenances_pattern(kind), count=1000):
-        name = text(key)
+        name = key
         if name.endswith(suffix):
             found.add(keys.split_check_id(name[: -len(suffix)]))
     return sorted(found)
 
 
-def in_force(client: redis.Redis, entity: str, check: str, kind: str) -> int | None:
+def in_force(client: StrRedis, entity: str, check: str, kind: str) -> int | None:
     """Start of the `kind` window in force, or None."""
     return to_int(client.get(keys.maintenance(entity, check, kind)))
 
 
-def remaining(client: redis.Redis, entity: str, check: str, kind: str) -> int | None:
+def remaining(client: StrRedis, entity: str, check: str, kind: str) -> int | None:
     """Seconds the `kind` window in force has left, or None."""
     ttl = client.ttl(keys.maintenance(entity, check, kind))
     return ttl if ttl is not None and ttl >= 0 else None
 
 
-def create_scheduled(client: redis.Redis, entity: str, check: str, start: int, duration: int,
+def create_scheduled(client: StrRedis, entity: str, check: str, start: int, duration: int,
                      summary: str | None, now: int) -> None:
     """Add a scheduled window and re-evaluate which one is in force."""
     windows = load_windows(client, entity, check, SCHEDULED)
@@ -134,7 +132,7 @@ def create_scheduled(client: redis.Redis, entity: str, check: str, start: int, d
     log.info("%s:%s: scheduled maintenance from %s for %ss", entity, check, start, duration)
 
 
-def refresh_scheduled(client: redis.Redis, entity: str, check: str, now: int) -> None:
+def refresh_scheduled(client: StrRedis, entity: str, check: str, now: int) -> None:
     """Activate a window that has begun, if none is in force (non-revalidating)."""
     if in_force(client, entity, check, SCHEDULED) is not None:
         return
@@ -143,7 +141,7 @@ def refresh_scheduled(client: redis.Redis, entity: str, check: str, now: int) ->
         pipe.execute()
 
 
-def end_scheduled(client: redis.Redis, entity: str, check: str, start: int, now: int) -> bool:
+def end_scheduled(client: StrRedis, entity: str, check: str, start: int, now: int) -> bool:
     """End (or, if future, delete) the window starting at `start`; False if unknown or already over."""
     windows = load_windows(client, entity, check, SCHEDULED)
     if start not in windows:
@@ -165,7 +163,7 @@ def end_scheduled(client: redis.Redis, entity: str, check: str, start: int, now:
     return True
 
 
-def create_unscheduled(client: redis.Redis, entity: str, check: str, start: int, duration: int,
+def create_unscheduled(client: StrRedis, entity: str, check: str, start: int, duration: int,
                        summary: str | None, now: int) -> None:
     """Acknowledge: create unscheduled maintenance, replacing the one in force."""
     current = in_force(client, entity, check, UNSCHEDULED)
@@ -175,7 +173,7 @@ def create_unscheduled(client: redis.Redis, entity: str, check: str, start: int,
     log.info("%s:%s: unscheduled maintenance from %s for %ss", entity, check, start, duration)
 
 
-def end_unscheduled(client: redis.Redis, entity: str, check: str, end_time: int) -> bool:
+def end_unscheduled(client: StrRedis, entity: str, check: str, end_time: int) -> bool:
     """End the unscheduled maintenance in force at `end_time`; False if none."""
     current = in_force(client, entity, check, UNSCHEDULED)
     if current is None:
@@ -186,11 +184,11 @@ def end_unscheduled(client: redis.Redis, entity: str, check: str, end_time: int)
     return True
 
 
-def list_windows(client: redis.Redis, entity: str, check: str, kind: str) -> list[Window]:
+def list_windows(client: StrRedis, entity: str, check: str, kind: str) -> list[Window]:
     """Every window of `kind` with its summary, by start."""
     windows = sorted(load_windows(client, entity, check, kind).items())
     if not windows:
         return []
     summaries = client.mget([keys.maintenance_summary(entity, check, kind, s) for s, _ in windows])
-    return [Window(s, d, text(t) if t is not None else "") for (s, d), t in zip(windows, summaries, strict=True)]
+    return [Window(s, d, t if t is not None else "") for (s, d), t in zip(windows, summaries, strict=True)]
 

@@ -18,7 +18,7 @@ from .. import keys
 from ..recurrence import Series, as_tuple, occurrences
 from . import maintenance as maint
 from .checks import current_check_names
-from .client import text
+from .client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def from_hash(fields: dict[str, str]) -> Series | None:
         return None
 
 
-def save_series(client: redis.Redis, series: Series) -> None:
+def save_series(client: StrRedis, series: Series) -> None:
     """Store (or replace) `series`; does not materialise it."""
     with client.pipeline() as pipe:
         pipe.hset(keys.maintenance_series(series.id), mapping=to_hash(series))
@@ -55,35 +55,35 @@ def save_series(client: redis.Redis, series: Series) -> None:
     log.info("maintenance series %s saved: %s in %s, %ss", series.id, series.rrule, series.timezone, series.duration)
 
 
-def load_series(client: redis.Redis, series_id: str) -> Series | None:
+def load_series(client: StrRedis, series_id: str) -> Series | None:
     """The series with `series_id`, or None."""
-    return from_hash(_strs(client.hgetall(keys.maintenance_series(series_id))))
+    return from_hash(client.hgetall(keys.maintenance_series(series_id)))
 
 
-def list_series(client: redis.Redis, ids: Iterable[str] | None = None) -> list[Series]:
+def list_series(client: StrRedis, ids: Iterable[str] | None = None) -> list[Series]:
     """The series with `ids` (default: every series), unknown ids left out, sorted by id when listing all."""
-    wanted = list(ids) if ids is not None else sorted(text(i) for i in client.smembers(keys.maintenance_series_ids()))
+    wanted = list(ids) if ids is not None else sorted(client.smembers(keys.maintenance_series_ids()))
     with client.pipeline(transaction=False) as pipe:
         for series_id in wanted:
             pipe.hgetall(keys.maintenance_series(series_id))
-        found = [from_hash(_strs(h)) for h in pipe.execute()]
+        found = [from_hash(h) for h in pipe.execute()]
     return [s for s in found if s is not None]
 
 
-def target_checks(client: redis.Redis, series: Series) -> list[tuple[str, str]]:
+def target_checks(client: StrRedis, series: Series) -> list[tuple[str, str]]:
     """(entity, check) pairs the series covers now: its checks, every current check of its entities, and
     the checks carrying one of its tags or belonging to an entity that does."""
     found = [keys.split_check_id(c) for c in series.checks]
     names = _entity_names(client, series.entities)
     for tag in series.tags:
-        found += [keys.split_check_id(text(c)) for c in client.smembers(keys.check_tag(tag))]
-        names += _entity_names(client, [text(i) for i in client.smembers(keys.entity_tag(tag))])
+        found += [keys.split_check_id(c) for c in client.smembers(keys.check_tag(tag))]
+        names += _entity_names(client, list(client.smembers(keys.entity_tag(tag))))
     for name in names:
         found += [(name, check) for check in current_check_names(client, name)]
     return list(dict.fromkeys(found))
 
 
-def materialise(client: redis.Redis, series: Series, now: int, ahead: int = AHEAD) -> int:
+def materialise(client: StrRedis, series: Series, now: int, ahead: int = AHEAD) -> int:
     """Write the occurrences overlapping [now, now + ahead) as scheduled windows on every target check,
     skipping those already written (or ended by hand) before; return how many windows were written."""
     starts = occurrences(series, now, now + ahead)
@@ -104,7 +104,7 @@ def materialise(client: redis.Redis, series: Series, now: int, ahead: int = AHEA
     return written
 
 
-def materialise_all(client: redis.Redis, now: int, ahead: int = AHEAD) -> int:
+def materialise_all(client: StrRedis, now: int, ahead: int = AHEAD) -> int:
     """Materialise every series (housekeeping); a damaged series is logged and skipped."""
     written = 0
     for series in list_series(client):
@@ -115,10 +115,10 @@ def materialise_all(client: redis.Redis, now: int, ahead: int = AHEAD) -> int:
     return written
 
 
-def remove_future(client: redis.Redis, series_id: str, now: int) -> int:
+def remove_future(client: StrRedis, series_id: str, now: int) -> int:
     """Delete the series' windows that start after `now` (past and in-progress ones stay); return how many."""
     key = keys.maintenance_series_occurrences(series_id)
-    future = [text(m) for m in client.zrangebyscore(key, f"({now}", "+inf")]
+    future = list(client.zrangebyscore(key, f"({now}", "+inf"))
     for member in future:
         entity, check, start = json.loads(member)
         maint.end_scheduled(client, entity, check, int(start), now)
@@ -127,7 +127,7 @@ def remove_future(client: redis.Redis, series_id: str, now: int) -> int:
     return len(future)
 
 
-def delete_series(client: redis.Redis, series_id: str, now: int) -> int:
+def delete_series(client: StrRedis, series_id: str, now: int) -> int:
     """Delete a series and its future windows; return how many windows were removed."""
     removed = remove_future(client, series_id, now)
     with client.pipeline() as pipe:
@@ -138,23 +138,20 @@ def delete_series(client: redis.Redis, series_id: str, now: int) -> int:
     return removed
 
 
-def series_for_check(client: redis.Redis, entity: str, check: str) -> list[Series]:
+def series_for_check(client: StrRedis, entity: str, check: str) -> list[Series]:
     """The series that cover `entity:check` now."""
     return [s for s in list_series(client) if (entity, check) in target_checks(client, s)]
 
 
-def _entity_names(client: redis.Redis, ids: Iterable[str]) -> list[str]:
+def _entity_names(client: StrRedis, ids: Iterable[str]) -> list[str]:
     wanted = list(ids)
-    return [text(n) for n in client.hmget(keys.entity_names_by_id(), wanted) if n] if wanted else []
+    return [n for n in client.hmget(keys.entity_names_by_id(), wanted) if n] if wanted else []
 
 
-def _recorded(client: redis.Redis, series_id: str, first: int, last: int) -> set[str]:
-    return {text(m) for m in client.zrangebyscore(keys.maintenance_series_occurrences(series_id), first, last)}
+def _recorded(client: StrRedis, series_id: str, first: int, last: int) -> set[str]:
+    return set(client.zrangebyscore(keys.maintenance_series_occurrences(series_id), first, last))
 
 
 def _member(entity: str, check: str, start: int) -> str:
     return json.dumps([entity, check, start])
 
-
-def _strs(fields: dict[bytes, bytes] | dict[str, str]) -> dict[str, str]:
-    return {text(k): text(v) for k, v in fields.items()}

@@ -17,7 +17,7 @@ import redis
 
 from .. import keys
 from ..errors import ValidationError
-from .client import str_client, to_int, writing
+from .client import StrRedis, to_int, writing
 
 DEFAULT_INTERVAL = 900
 """Seconds between repeat alerts on a medium when none (or <= 0) is stored."""
@@ -63,9 +63,9 @@ class Medium:
 # --- media ---------------------------------------------------------------
 
 
-def load_media(client: redis.Redis, contact_id: str, *, include_pagerduty: bool = True) -> dict[str, Medium]:
+def load_media(client: StrRedis, contact_id: str, *, include_pagerduty: bool = True) -> dict[str, Medium]:
     """The contact's media keyed by type, in contact_media hash order."""
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     p.hgetall(keys.contact_media(contact_id))
     p.hgetall(keys.contact_media_intervals(contact_id))
     p.hgetall(keys.contact_media_rollup_thresholds(contact_id))
@@ -75,25 +75,25 @@ def load_media(client: redis.Redis, contact_id: str, *, include_pagerduty: bool 
     return media
 
 
-def load_medium(client: redis.Redis, contact_id: str, medium: str) -> Medium | None:
+def load_medium(client: StrRedis, contact_id: str, medium: str) -> Medium | None:
     """One medium of a contact, or None when it has no address for it."""
     return load_media(client, contact_id).get(medium)
 
 
-def set_medium(client: redis.Redis, contact_id: str, medium: str, address: str, interval: int | None = None,
+def set_medium(client: StrRedis, contact_id: str, medium: str, address: str, interval: int | None = None,
                rollup_threshold: int | None = None, *, pipe: redis.client.Pipeline | None = None) -> None:
     """Upsert a medium: set its address; set interval/rollup_threshold, or remove them when None."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         p.hset(keys.contact_media(contact_id), medium, str(address))
         _set_or_remove(p, keys.contact_media_intervals(contact_id), medium, interval)
         _set_or_remove(p, keys.contact_media_rollup_thresholds(contact_id), medium, rollup_threshold)
 
 
-def update_medium(client: redis.Redis, contact_id: str, medium: str, *, address: Any = _UNSET,
+def update_medium(client: StrRedis, contact_id: str, medium: str, *, address: Any = _UNSET,
                   interval: Any = _UNSET, rollup_threshold: Any = _UNSET,
                   pipe: redis.client.Pipeline | None = None) -> None:
     """Change only the given fields of a medium (None for interval/rollup_threshold removes the setting)."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         if address is not _UNSET:
             p.hset(keys.contact_media(contact_id), medium, str(address))
         if interval is not _UNSET:
@@ -102,16 +102,16 @@ def update_medium(client: redis.Redis, contact_id: str, medium: str, *, address:
             _set_or_remove(p, keys.contact_media_rollup_thresholds(contact_id), medium, rollup_threshold)
 
 
-def delete_medium(client: redis.Redis, contact_id: str, medium: str, *,
+def delete_medium(client: StrRedis, contact_id: str, medium: str, *,
                   pipe: redis.client.Pipeline | None = None) -> None:
     """Remove a medium's address, interval and rollup threshold."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         p.hdel(keys.contact_media(contact_id), medium)
         p.hdel(keys.contact_media_intervals(contact_id), medium)
         p.hdel(keys.contact_media_rollup_thresholds(contact_id), medium)
 
 
-def replace_media(client: redis.Redis, contact_id: str, media: Mapping[str, Any], *,
+def replace_media(client: StrRedis, contact_id: str, media: Mapping[str, Any], *,
                   pipe: redis.client.Pipeline | None = None) -> None:
     """Replace all media and PagerDuty credentials from the legacy `media` object of a contact.
 
@@ -120,7 +120,7 @@ def replace_media(client: redis.Redis, contact_id: str, media: Mapping[str, Any]
     """
     if not isinstance(media, Mapping):
         raise ValidationError("media must be an object")
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         p.delete(keys.contact_media(contact_id), keys.contact_media_intervals(contact_id),
                  keys.contact_media_rollup_thresholds(contact_id), keys.contact_pagerduty(contact_id))
         for medium, details in media.items():
@@ -132,9 +132,9 @@ def replace_media(client: redis.Redis, contact_id: str, media: Mapping[str, Any]
                            to_int(details.get("rollup_threshold")), pipe=p)
 
 
-def set_media(client: redis.Redis, contact_id: str, media: Iterable[Medium | None]) -> None:
+def set_media(client: StrRedis, contact_id: str, media: Iterable[Medium | None]) -> None:
     """Upsert several media of a contact (as set_medium) in one MULTI; None entries are skipped."""
-    with writing(str_client(client), None) as p:
+    with writing(client, None) as p:
         for medium in media:
             if medium is not None:
                 set_medium(client, contact_id, medium.type, medium.address, medium.interval,
@@ -144,9 +144,9 @@ def set_media(client: redis.Redis, contact_id: str, media: Iterable[Medium | Non
 # --- PagerDuty credentials -----------------------------------------------
 
 
-def load_pagerduty_credentials(client: redis.Redis, contact_id: str) -> dict[str, str] | None:
+def load_pagerduty_credentials(client: StrRedis, contact_id: str) -> dict[str, str] | None:
     """`{service_key, subdomain, token, username, password}` ('' when unset), or None without a service key."""
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     p.hget(keys.contact_media(contact_id), "pagerduty")
     p.hgetall(keys.contact_pagerduty(contact_id))
     service_key, details = p.execute()
@@ -155,17 +155,17 @@ def load_pagerduty_credentials(client: redis.Redis, contact_id: str) -> dict[str
     return {"service_key": service_key, **{name: details.get(name, "") for name in PAGERDUTY_FIELDS}}
 
 
-def set_pagerduty_credentials(client: redis.Redis, contact_id: str, credentials: Mapping[str, Any], *,
+def set_pagerduty_credentials(client: StrRedis, contact_id: str, credentials: Mapping[str, Any], *,
                               pipe: redis.client.Pipeline | None = None) -> None:
     """Create or overwrite a contact's credentials (missing fields stored as '')."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         p.hset(keys.contact_media(contact_id), "pagerduty", str(credentials.get("service_key") or ""))
         p.delete(keys.contact_pagerduty(contact_id))
         p.hset(keys.contact_pagerduty(contact_id),
                mapping={name: str(credentials.get(name) or "") for name in PAGERDUTY_FIELDS})
 
 
-def update_pagerduty_credentials(client: redis.Redis, contact_id: str, *,
+def update_pagerduty_credentials(client: StrRedis, contact_id: str, *,
                                  pipe: redis.client.Pipeline | None = None, **fields: Any) -> None:
     """Replace some of service_key/subdomain/token/username/password (creating empty credentials first)."""
     current = load_pagerduty_credentials(client, contact_id) or {}
@@ -175,10 +175,10 @@ def update_pagerduty_credentials(client: redis.Redis, contact_id: str, *,
     set_pagerduty_credentials(client, contact_id, {**current, **fields}, pipe=pipe)
 
 
-def delete_pagerduty_credentials(client: redis.Redis, contact_id: str, *,
+def delete_pagerduty_credentials(client: StrRedis, contact_id: str, *,
                                  pipe: redis.client.Pipeline | None = None) -> None:
     """Remove the service key (pagerduty medium) and contact_pagerduty:ID."""
-    with writing(str_client(client), pipe) as p:
+    with writing(client, pipe) as p:
         p.hdel(keys.contact_media(contact_id), "pagerduty")
         p.hdel(keys.contact_media_intervals(contact_id), "pagerduty")
         p.delete(keys.contact_pagerduty(contact_id))

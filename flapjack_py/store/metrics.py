@@ -12,12 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from .. import keys
 from ..events import FAILURE_STATES
 from ..rows import is_handled
-from .client import str_client, to_int
+from .client import StrRedis, to_int
 from .events import queue_length
 
 DELIVERY_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0)
@@ -91,37 +89,36 @@ def reject_class(reason: str) -> str:
 # --- reads ----------------------------------------------------------------
 
 
-def alert_counts(client: redis.Redis) -> dict[tuple[str, str, str], int]:
+def alert_counts(client: StrRedis) -> dict[tuple[str, str, str], int]:
     """(medium, type, status) -> alerts that reached that status."""
     found = {}
-    for field, value in str_client(client).hgetall(keys.metrics_alerts()).items():
+    for field, value in client.hgetall(keys.metrics_alerts()).items():
         medium, _, rest = field.partition("|")
         alert_type, _, status = rest.partition("|")
         found[(medium, alert_type, status)] = to_int(value) or 0
     return found
 
 
-def rejected_counts(client: redis.Redis) -> dict[str, int]:
+def rejected_counts(client: StrRedis) -> dict[str, int]:
     """Reject reason class -> events rejected for it."""
-    return {k: to_int(v) or 0 for k, v in str_client(client).hgetall(keys.metrics_rejected()).items()}
+    return {k: to_int(v) or 0 for k, v in client.hgetall(keys.metrics_rejected()).items()}
 
 
-def delivery_histograms(client: redis.Redis) -> dict[str, Histogram]:
+def delivery_histograms(client: StrRedis) -> dict[str, Histogram]:
     """Medium -> its enqueue -> delivered histogram."""
-    c = str_client(client)
     prefix = keys.metrics_delivery_seconds("")
-    return {key[len(prefix):]: _histogram(c.hgetall(key), DELIVERY_BUCKETS)
-            for key in c.scan_iter(match=keys.metrics_delivery_seconds_pattern(), count=500)}
+    return {key[len(prefix):]: _histogram(client.hgetall(key), DELIVERY_BUCKETS)
+            for key in client.scan_iter(match=keys.metrics_delivery_seconds_pattern(), count=500)}
 
 
-def batch_histogram(client: redis.Redis) -> Histogram:
+def batch_histogram(client: StrRedis) -> Histogram:
     """The executive's batch processing histogram."""
-    return _histogram(str_client(client).hgetall(keys.metrics_batch_seconds()), BATCH_BUCKETS)
+    return _histogram(client.hgetall(keys.metrics_batch_seconds()), BATCH_BUCKETS)
 
 
-def oldest_queued_age(client: redis.Redis, queue: str, now: float) -> float:
+def oldest_queued_age(client: StrRedis, queue: str, now: float) -> float:
     """Seconds since the oldest queued event's `time` (0 when the queue is empty or its time unreadable)."""
-    raw = str_client(client).lindex(keys.events(queue), -1)
+    raw = client.lindex(keys.events(queue), -1)
     if raw is None:
         return 0.0
     try:
@@ -131,11 +128,10 @@ def oldest_queued_age(client: redis.Redis, queue: str, now: float) -> float:
     return max(now - stamp, 0.0) if stamp < 1e11 else 0.0
 
 
-def check_counts(client: redis.Redis) -> CheckCounts:
+def check_counts(client: StrRedis) -> CheckCounts:
     """Every known check's state; failing ones not acknowledged, not in maintenance and enabled are unhandled."""
-    c = str_client(client)
-    ids = [m for m in c.zrange(keys.all_checks(), 0, -1)]
-    p = c.pipeline(transaction=False)
+    ids = [m for m in client.zrange(keys.all_checks(), 0, -1)]
+    p = client.pipeline(transaction=False)
     for check_id in ids:
         entity, check = keys.split_check_id(check_id)
         p.hget(keys.check(entity, check), "state")
@@ -157,11 +153,10 @@ def check_counts(client: redis.Redis) -> CheckCounts:
 FRESHNESS_BUCKETS = (0, 60, 300, 900, 3600)
 
 
-def current_check_ages(client: redis.Redis, now: int) -> dict[str, dict[str, int]]:
+def current_check_ages(client: StrRedis, now: int) -> dict[str, dict[str, int]]:
     """entity name -> current check name -> seconds since its last update, for current entities."""
-    c = str_client(client)
-    names = sorted(c.zrange(keys.current_entities(), 0, -1))
-    p = c.pipeline(transaction=False)
+    names = sorted(client.zrange(keys.current_entities(), 0, -1))
+    p = client.pipeline(transaction=False)
     for name in names:
         p.zrange(keys.current_checks(name), 0, -1, withscores=True)
     return {name: {check: now - int(score) for check, score in pairs}
@@ -177,21 +172,19 @@ def freshness(ages: dict[str, dict[str, int]]) -> dict[int, int]:
     return counts
 
 
-def entity_check_counts(client: redis.Redis, ages: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+def entity_check_counts(client: StrRedis, ages: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     """`entities` (all, enabled, failing) and `checks` (all, failing) counts of the metrics endpoint."""
-    c = str_client(client)
-    failing = set(c.zrange(keys.failed_checks(), 0, -1))
+    failing = set(client.zrange(keys.failed_checks(), 0, -1))
     failing_current = {(e, ch) for e, checks in ages.items() for ch in checks if keys.check_id(e, ch) in failing}
-    return {"entities": {"all": c.hlen(keys.entity_names_by_id()), "enabled": len(ages),
+    return {"entities": {"all": client.hlen(keys.entity_names_by_id()), "enabled": len(ages),
                          "failing": len({e for e, _ in failing_current})},
             "checks": {"all": sum(len(checks) for checks in ages.values()), "failing": len(failing_current)}}
 
 
-def event_counts(client: redis.Redis) -> tuple[dict[str, int], int]:
+def event_counts(client: StrRedis) -> tuple[dict[str, int], int]:
     """(the event_counters hash as ints, length of the events queue)."""
-    c = str_client(client)
-    counters = {k: to_int(v) or 0 for k, v in c.hgetall(keys.event_counters()).items()}
-    return counters, queue_length(c)
+    counters = {k: to_int(v) or 0 for k, v in client.hgetall(keys.event_counters()).items()}
+    return counters, queue_length(client)
 
 
 def _triples(replies: list[Any]) -> Iterable[tuple[Any, Any, Any]]:
@@ -212,8 +205,8 @@ def _histogram(data: dict[str, str], bounds: Sequence[float]) -> Histogram:
     return Histogram(tuple(buckets), total, running)
 
 
-def live_executives(client: redis.Redis) -> list[str]:
+def live_executives(client: StrRedis) -> list[str]:
     """`HOST:PID` of every executive whose heartbeat key is alive."""
     prefix = keys.executive_heartbeat("", 0)[:-len(":0")]
-    return sorted(k[len(prefix):] for k in str_client(client).scan_iter(match=keys.executive_heartbeat_pattern(),
+    return sorted(k[len(prefix):] for k in client.scan_iter(match=keys.executive_heartbeat_pattern(),
                                                                          count=500))

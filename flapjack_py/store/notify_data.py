@@ -10,11 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-import redis
-
 from .. import keys
 from ..rules import NotificationRule, rule_from_hash
-from .client import str_client
+from .client import StrRedis
 from .contacts import ContactDetails, load_contact_details
 from .rollup import AlertingSet, CheckFacts, load_check_facts
 
@@ -56,7 +54,7 @@ def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> tuple[
             keys.drop_alerts_for_contact(contact_id, medium, check_id, state))
 
 
-def load_notify_data(client: redis.Redis, checks: Sequence[NotifiedCheck],
+def load_notify_data(client: StrRedis, checks: Sequence[NotifiedCheck],
                      watch: Callable[[list[str]], None] | None = None) -> NotifyData:
     """Everything the notifier reads for `checks`, in five round trips whatever their number.
 
@@ -64,19 +62,18 @@ def load_notify_data(client: redis.Redis, checks: Sequence[NotifiedCheck],
     keys of media with a rollup threshold) just before they are read: the executive WATCHes them so
     that its commit fails if another executive changed them meanwhile.
     """
-    c = str_client(client)
-    data = NotifyData(contact_ids=_contact_ids(c, checks))
+    data = NotifyData(contact_ids=_contact_ids(client, checks))
     wanted = dict.fromkeys(cid for ids in data.contact_ids.values() for cid in ids)
-    data.contacts = {d.contact.id: d for d in load_contact_details(c, list(wanted))}
+    data.contacts = {d.contact.id: d for d in load_contact_details(client, list(wanted))}
     for check_id, ids in data.contact_ids.items():
         data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]
-    _load_rules_drops_sets(c, checks, data, watch)
+    _load_rules_drops_sets(client, checks, data, watch)
     members = {m for alerting in data.alerting.values() for m in alerting.members}
-    data.facts = load_check_facts(c, [*(n.id for n in checks), *sorted(members)])
+    data.facts = load_check_facts(client, [*(n.id for n in checks), *sorted(members)])
     return data
 
 
-def _contact_ids(c: redis.Redis, checks: Sequence[NotifiedCheck]) -> dict[str, list[str]]:
+def _contact_ids(c: StrRedis, checks: Sequence[NotifiedCheck]) -> dict[str, list[str]]:
     """Contact ids per check: contacts_for:EID, contacts_for:ALL, contacts_for:EID:C (each sorted), deduplicated."""
     sets = [keys.contacts_for(keys.ALL_ENTITIES_ID)]
     for n in checks:
@@ -96,7 +93,7 @@ def _contact_ids(c: redis.Redis, checks: Sequence[NotifiedCheck]) -> dict[str, l
     return found
 
 
-def _load_rules_drops_sets(c: redis.Redis, checks: Sequence[NotifiedCheck], data: NotifyData,
+def _load_rules_drops_sets(c: StrRedis, checks: Sequence[NotifiedCheck], data: NotifyData,
                            watch: Callable[[list[str]], None] | None) -> None:
     """Rules, drop keys and alerting sets in one round trip (for every medium of every contact: a superset)."""
     rule_ids = list(dict.fromkeys(rid for d in data.contacts.values() for rid in d.rule_ids))

@@ -12,15 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from .. import keys
 from ..rows import Alert, CheckRow
 from . import alerts as alert_store
 from . import contacts as contact_store
 from . import maintenance as maint
 from . import triage as triage_store
-from .client import text, to_int
+from .client import StrRedis, to_int
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +61,7 @@ class CheckDetail:
 # --- check rows ------------------------------------------------------------
 
 
-def check_rows(client: redis.Redis, check_ids: Sequence[str], alerts_per_check: int = ROW_ALERTS) -> list[CheckRow]:
+def check_rows(client: StrRedis, check_ids: Sequence[str], alerts_per_check: int = ROW_ALERTS) -> list[CheckRow]:
     """Rows of `check_ids` (E:C), in that order, with their latest alerts; four round trips."""
     p = client.pipeline(transaction=False)
     for check_id in check_ids:
@@ -73,7 +71,7 @@ def check_rows(client: redis.Redis, check_ids: Sequence[str], alerts_per_check: 
     return with_alerts(client, rows, triage_store.latest_alert_ids(client, check_ids, alerts_per_check))
 
 
-def with_alerts(client: redis.Redis, rows: Sequence[CheckRow], alert_ids: Sequence[Sequence[str]]) -> list[CheckRow]:
+def with_alerts(client: StrRedis, rows: Sequence[CheckRow], alert_ids: Sequence[Sequence[str]]) -> list[CheckRow]:
     """`rows`, each given the alerts of its list in `alert_ids` (newest first) that still exist; one round trip."""
     found = {a.id: a for a in load_alerts(client, [i for ids in alert_ids for i in ids])}
     for row, ids in zip(rows, alert_ids, strict=True):
@@ -81,19 +79,19 @@ def with_alerts(client: redis.Redis, rows: Sequence[CheckRow], alert_ids: Sequen
     return list(rows)
 
 
-def entity_check_ids(client: redis.Redis, entity: str) -> list[str]:
+def entity_check_ids(client: StrRedis, entity: str) -> list[str]:
     """E:C of every check ever seen or current on an entity, sorted by check name."""
     names = set(client.zrange(keys.all_checks_for(entity), 0, -1)) | set(client.zrange(keys.current_checks(entity), 0, -1))
-    return [keys.check_id(entity, text(n)) for n in sorted(names, key=text)]
+    return [keys.check_id(entity, n) for n in sorted(names)]
 
 
 # --- one check -------------------------------------------------------------
 
 
-def check_detail(client: redis.Redis, entity: str, check: str, contacts: Iterable[str],
+def check_detail(client: StrRedis, entity: str, check: str, contacts: Iterable[str],
                  history: int = 50, alerts: int = 50) -> CheckDetail | None:
     """The check page's data, or None when the check was never seen."""
-    data = {text(k): text(v) for k, v in client.hgetall(keys.check(entity, check)).items()}
+    data = dict(client.hgetall(keys.check(entity, check)))
     if not data and client.zscore(keys.all_checks(), keys.check_id(entity, check)) is None:
         return None
     row = check_rows(client, [keys.check_id(entity, check)], alerts)[0]
@@ -116,9 +114,9 @@ def check_detail(client: redis.Redis, entity: str, check: str, contacts: Iterabl
     )
 
 
-def state_history(client: redis.Redis, entity: str, check: str, limit: int = 50) -> list[StateChange]:
+def state_history(client: StrRedis, entity: str, check: str, limit: int = 50) -> list[StateChange]:
     """The newest `limit` state changes, newest first."""
-    stamps = [text(t) for t in client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, limit - 1)]
+    stamps = list(client.zrevrange(keys.sorted_state_timestamps(entity, check), 0, limit - 1))
     if not stamps:
         return []
     p = client.pipeline(transaction=False)
@@ -131,7 +129,7 @@ def state_history(client: redis.Redis, entity: str, check: str, limit: int = 50)
 # --- alerts ----------------------------------------------------------------
 
 
-def load_alerts(client: redis.Redis, alert_ids: Sequence[str]) -> list[Alert]:
+def load_alerts(client: StrRedis, alert_ids: Sequence[str]) -> list[Alert]:
     """The alerts among `alert_ids` that still exist, in that order, with contact names."""
     p = client.pipeline(transaction=False)
     for alert_id in alert_ids:
@@ -141,13 +139,13 @@ def load_alerts(client: redis.Redis, alert_ids: Sequence[str]) -> list[Alert]:
     return [_alert_from(r, names) for r in records]
 
 
-def recent_alerts(client: redis.Redis, contact_id: str | None = None, offset: int = 0, limit: int = 100) -> list[Alert]:
+def recent_alerts(client: StrRedis, contact_id: str | None = None, offset: int = 0, limit: int = 100) -> list[Alert]:
     """Every alert, or those sent to one contact, newest first."""
     index = keys.alerts() if contact_id is None else keys.alerts_by_contact(contact_id)
     return load_alerts(client, alert_store.alert_ids(client, index, offset=offset, limit=limit))
 
 
-def contact_names(client: redis.Redis, contact_ids: Iterable[str]) -> dict[str, str]:
+def contact_names(client: StrRedis, contact_ids: Iterable[str]) -> dict[str, str]:
     """Contact id -> "First Last" for the existing contacts among `contact_ids`."""
     ids = sorted(i for i in set(contact_ids) if i)
     return {c.id: full_name(c) for c in contact_store.load_contacts(client, ids)}

@@ -7,18 +7,16 @@ updated_at); the status page and metrics read them back with load_receiver_count
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
-
-import redis
+from typing import cast
 
 from .. import keys
-from .client import text
+from .client import StrRedis
 
 COUNTER_FIELDS = ("read", "pushed", "rejected")
 REJECTED_PREFIX = "rejected:"
 
 
-def push_batch(client: redis.Redis, name: str, events: Sequence[str], counts: Mapping[str, int], now: float,
+def push_batch(client: StrRedis, name: str, events: Sequence[str], counts: Mapping[str, int], now: float,
                queue: str = "events") -> None:
     """LPUSH `events` (JSON texts, oldest first) and add `counts` to NAME's counters, atomically.
 
@@ -37,16 +35,16 @@ def push_batch(client: redis.Redis, name: str, events: Sequence[str], counts: Ma
         pipe.execute()
 
 
-def load_receiver_counters(client: redis.Redis) -> dict[str, dict[str, int]]:
+def load_receiver_counters(client: StrRedis) -> dict[str, dict[str, int]]:
     """NAME -> {read, pushed, rejected, rejected:REASON..., updated_at} of every receiver, by name."""
-    names = sorted(text(n) for n in cast(set[Any], client.smembers(keys.receiver_names())))
+    names = sorted(cast(set[str], client.smembers(keys.receiver_names())))
     p = client.pipeline(transaction=False)
     for name in names:
         p.hgetall(keys.receiver_counters(name))
     found = {}
     for name, raw in zip(names, p.execute(), strict=True):
         counters = dict.fromkeys(COUNTER_FIELDS, 0)
-        counters.update({text(k): int(v) for k, v in raw.items()})
+        counters.update({k: int(v) for k, v in raw.items()})
         found[name] = counters
     return found
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import logging
 
-import redis
 from rq import Queue
 from rq.job import Job, JobStatus
 
 from .. import keys
 from .alerts import trim_alert_indexes
-from .client import str_client, text
+from .client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -19,13 +18,13 @@ CHUNK = 1000  # alerts per round trip
 
 
 
-def purge_check_history(client: redis.Redis, entity: str, check: str, cutoff: int) -> int:
+def purge_check_history(client: StrRedis, entity: str, check: str, cutoff: int) -> int:
     """Delete the state records of one check at or before `cutoff`; return how many went.
 
     Removes the per-timestamp state/summary/details/count/check_latency keys, the
     sorted_state_timestamps members and the same timestamps from the `states` list.
     """
-    stamps = [text(t) for t in client.zrangebyscore(keys.sorted_state_timestamps(entity, check), "-inf", cutoff)]
+    stamps = list(client.zrangebyscore(keys.sorted_state_timestamps(entity, check), "-inf", cutoff))
     if not stamps:
         return 0
     with client.pipeline() as pipe:
@@ -38,7 +37,7 @@ def purge_check_history(client: redis.Redis, entity: str, check: str, cutoff: in
     return len(stamps)
 
 
-def purge_all(client: redis.Redis, check_ids: list[str], cutoff: int) -> list[int]:
+def purge_all(client: StrRedis, check_ids: list[str], cutoff: int) -> list[int]:
     """Purge every check in `check_ids` (E:C); return the non-zero counts, one per check touched."""
     counts = [purge_check_history(client, *keys.split_check_id(cid), cutoff) for cid in check_ids]
     return [n for n in counts if n]
@@ -50,25 +49,24 @@ def _record_keys(entity: str, check: str, ts: str) -> list[str]:
             keys.check_latency_at(entity, check, ts)]
 
 
-def purge_alerts(client: redis.Redis, cutoff: int) -> tuple[int, int]:
+def purge_alerts(client: StrRedis, cutoff: int) -> tuple[int, int]:
     """Delete the alert records at or before `cutoff`, their index entries, and the rq jobs of those still
     queued (taken off their queue: nobody delivered them); return (records, jobs) deleted.
 
     Jobs rq finished or failed expire by their own TTLs (result_ttl, failure_ttl) and are left to rq.
     """
-    c = str_client(client)
-    ids = list(c.zrangebyscore(keys.alerts(), "-inf", cutoff))
+    ids = list(client.zrangebyscore(keys.alerts(), "-inf", cutoff))
     jobs = 0
     for start in range(0, len(ids), CHUNK):
-        jobs += _purge_chunk(c, ids[start:start + CHUNK])
-    trim_alert_indexes(c, cutoff, 0)
-    for key in c.scan_iter(match=keys.alerts_by_time_pattern(), count=CHUNK):
-        c.zremrangebyscore(key, "-inf", cutoff)
+        jobs += _purge_chunk(client, ids[start:start + CHUNK])
+    trim_alert_indexes(client, cutoff, 0)
+    for key in client.scan_iter(match=keys.alerts_by_time_pattern(), count=CHUNK):
+        client.zremrangebyscore(key, "-inf", cutoff)
     log.info("purged %d alert records and %d queued rq jobs", len(ids), jobs)
     return len(ids), jobs
 
 
-def _purge_chunk(c: redis.Redis, ids: list[str]) -> int:
+def _purge_chunk(c: StrRedis, ids: list[str]) -> int:
     pipe = c.pipeline(transaction=False)
     for alert_id in ids:
         pipe.hmget(Job.key_for(alert_id), "status", "origin")

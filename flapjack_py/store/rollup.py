@@ -11,10 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from .. import keys, scripts
-from .client import registered_script, str_client, to_int
+from .client import StrRedis, registered_script, to_int
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -56,10 +54,10 @@ class AlertingSet:
     drop_rollup: bool
 
 
-def load_dropped_media(client: redis.Redis, pairs: Sequence[tuple[str, str]], event_id: str,
+def load_dropped_media(client: StrRedis, pairs: Sequence[tuple[str, str]], event_id: str,
                        state: str) -> set[tuple[str, str]]:
     """The (contact id, medium) pairs held back by any of the four drop_alerts_for_contact keys."""
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for cid, medium in pairs:
         p.exists(keys.drop_alerts_for_contact(cid), keys.drop_alerts_for_contact(cid, medium),
                  keys.drop_alerts_for_contact(cid, medium, event_id),
@@ -67,9 +65,9 @@ def load_dropped_media(client: redis.Redis, pairs: Sequence[tuple[str, str]], ev
     return {pair for pair, count in zip(pairs, p.execute(), strict=True) if count}
 
 
-def load_alerting_sets(client: redis.Redis, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], AlertingSet]:
+def load_alerting_sets(client: StrRedis, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], AlertingSet]:
     """contact_alerting_checks:CID:media:M members (in set order) and drop_rollup existence per pair."""
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for cid, medium in pairs:
         p.zrange(keys.contact_alerting_checks(cid, medium), 0, -1, withscores=True)
         p.exists(keys.drop_rollup_alerts_for_contact(cid, medium))
@@ -78,15 +76,14 @@ def load_alerting_sets(client: redis.Redis, pairs: Sequence[tuple[str, str]]) ->
             for i, pair in enumerate(pairs)}
 
 
-def load_check_facts(client: redis.Redis, check_ids: Iterable[str]) -> dict[str, CheckFacts]:
+def load_check_facts(client: StrRedis, check_ids: Iterable[str]) -> dict[str, CheckFacts]:
     """CheckFacts of each check id in two round trips: entity ids, then one Lua call for the rest."""
     ids = list(dict.fromkeys(check_ids))
     if not ids:
         return {}
-    c = str_client(client)
     entities = list(dict.fromkeys(keys.split_check_id(cid)[0] for cid in ids))
-    entity_ids = dict(zip(entities, c.hmget(keys.entity_ids_by_name(), entities), strict=True))
-    script, pipe = registered_script(c, scripts.CHECK_FACTS), c.pipeline(transaction=False)
+    entity_ids = dict(zip(entities, client.hmget(keys.entity_ids_by_name(), entities), strict=True))
+    script, pipe = registered_script(client, scripts.CHECK_FACTS), client.pipeline(transaction=False)
     for first in range(0, len(ids), FACTS_CHUNK):
         chunk = [keys.split_check_id(cid) for cid in ids[first:first + FACTS_CHUNK]]
         script(keys=_facts_keys(chunk, entity_ids), args=[check for _, check in chunk], client=pipe)

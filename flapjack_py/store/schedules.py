@@ -10,18 +10,16 @@ import json
 import logging
 from collections.abc import Iterable
 
-import redis
-
 from .. import keys
 from ..schedule_data import schedule_from_json, schedule_to_json
 from ..schedules import InvalidSchedule, Schedule
-from .client import text
+from .client import StrRedis
 from .contacts import all_contact_ids, load_contacts
 
 log = logging.getLogger(__name__)
 
 
-def save_schedule(client: redis.Redis, schedule: Schedule) -> None:
+def save_schedule(client: StrRedis, schedule: Schedule) -> None:
     """Store (or replace) a schedule."""
     with client.pipeline() as pipe:
         pipe.hset(keys.schedule(schedule.id), mapping={"id": schedule.id, "name": schedule.name,
@@ -31,9 +29,9 @@ def save_schedule(client: redis.Redis, schedule: Schedule) -> None:
     log.info("schedule %s saved (%d layers, %d overrides)", schedule.id, len(schedule.layers), len(schedule.overrides))
 
 
-def load_schedules(client: redis.Redis, ids: Iterable[str] | None = None) -> list[Schedule]:
+def load_schedules(client: StrRedis, ids: Iterable[str] | None = None) -> list[Schedule]:
     """The schedules with `ids` (default: all, by id); unknown or damaged ones are left out."""
-    wanted = list(ids) if ids is not None else sorted(text(i) for i in client.smembers(keys.schedule_ids()))
+    wanted = list(ids) if ids is not None else sorted(client.smembers(keys.schedule_ids()))
     with client.pipeline(transaction=False) as pipe:
         for schedule_id in wanted:
             pipe.hget(keys.schedule(schedule_id), "json")
@@ -44,19 +42,19 @@ def load_schedules(client: redis.Redis, ids: Iterable[str] | None = None) -> lis
             continue
         try:
             # stored times are ISO 8601 UTC, so `now` plays no part in reading them back
-            found.append(schedule_from_json(json.loads(text(raw)), 0, schedule_id))
+            found.append(schedule_from_json(json.loads(raw), 0, schedule_id))
         except (InvalidSchedule, ValueError):
             log.exception("schedule %s is damaged and ignored", schedule_id)
     return found
 
 
-def load_schedule(client: redis.Redis, schedule_id: str) -> Schedule | None:
+def load_schedule(client: StrRedis, schedule_id: str) -> Schedule | None:
     """One schedule, or None."""
     found = load_schedules(client, [schedule_id])
     return found[0] if found else None
 
 
-def delete_schedule(client: redis.Redis, schedule_id: str) -> None:
+def delete_schedule(client: StrRedis, schedule_id: str) -> None:
     """Remove a schedule."""
     with client.pipeline() as pipe:
         pipe.delete(keys.schedule(schedule_id))
@@ -65,7 +63,7 @@ def delete_schedule(client: redis.Redis, schedule_id: str) -> None:
     log.info("schedule %s deleted", schedule_id)
 
 
-def known_contacts(client: redis.Redis) -> dict[str, str]:
+def known_contacts(client: StrRedis) -> dict[str, str]:
     """Contact id -> id and lowercased email -> id, for the calendars of iCalendar layers."""
     found: dict[str, str] = {}
     for contact in load_contacts(client, all_contact_ids(client)):

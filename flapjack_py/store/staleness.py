@@ -11,12 +11,10 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-import redis
-
 from .. import keys, staleness
 from ..events import Event
 from ..staleness import Stale
-from .client import str_client
+from .client import StrRedis
 from .events import push_events
 from .writes import Writes
 
@@ -34,25 +32,24 @@ def write_stale_result(pipe: Writes, event: Event) -> None:
     pipe.hset(keys.check(event.entity, event.check), mapping={"summary": event.summary or "", "details": ""})
 
 
-def take_turn(client: redis.Redis, holder: str, seconds: int) -> bool:
+def take_turn(client: StrRedis, holder: str, seconds: int) -> bool:
     """True when this executive sweeps this period (nobody else has in the last `seconds`)."""
     return bool(client.set(keys.stale_sweep_lock(), holder, nx=True, ex=max(seconds, 1)))
 
 
-def sweep(client: redis.Redis, stale_after: int | None, now: int, unknown: bool, queue: str,
+def sweep(client: StrRedis, stale_after: int | None, now: int, unknown: bool, queue: str,
           max_backlog: int) -> list[Stale]:
     """Mark the checks gone stale since the last sweep (queueing their unknown results when `unknown`), unmark
     those heard from again; return the newly stale. Nothing is marked while more than `max_backlog` events wait
     (their checks are not silent, the executives are behind)."""
-    c = str_client(client)
-    if c.llen(keys.events(queue)) > max_backlog:
+    if client.llen(keys.events(queue)) > max_backlog:
         log.info("stale check sweep skipped: more than %d events queued", max_backlog)
         return []
-    _unmark_heard(c)
+    _unmark_heard(client)
     floor = stale_after if stale_after is not None else staleness.MIN_STALE_AFTER
-    rows = c.zrangebyscore(keys.all_checks(), "-inf", now - floor, withscores=True)
+    rows = client.zrangebyscore(keys.all_checks(), "-inf", now - floor, withscores=True)
     ids = [check_id for check_id, _ in rows]
-    p = c.pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for check_id in ids:
         entity, check = keys.split_check_id(check_id)
         p.hget(keys.check(entity, check), "interval")
@@ -61,29 +58,28 @@ def sweep(client: redis.Redis, stale_after: int | None, now: int, unknown: bool,
     candidates = {check_id: (int(heard), _int(replies[2 * i])) for i, (check_id, heard) in enumerate(rows)
                   if replies[2 * i + 1] is not None}
     found = staleness.stale_verdicts(candidates, stale_after, now)
-    p = c.pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for stale in found:
         p.zadd(keys.stale_checks(), {stale.check_id: stale.heard}, nx=True)
     fresh = [stale for stale, added in zip(found, p.execute(), strict=True) if added]
     if fresh:
         log.info("%d checks went stale: %s", len(fresh), ", ".join(s.check_id for s in fresh[:20]))
     if fresh and unknown:
-        push_events(c, [staleness.stale_event(s, *keys.split_check_id(s.check_id)) for s in fresh], queue)
+        push_events(client, [staleness.stale_event(s, *keys.split_check_id(s.check_id)) for s in fresh], queue)
     return fresh
 
 
-def stale_checks(client: redis.Redis) -> dict[str, int]:
+def stale_checks(client: StrRedis) -> dict[str, int]:
     """Checks stale now (not heard from since they were marked): E:C -> when last heard from."""
-    c = str_client(client)
-    marked = cast(list[tuple[str, float]], c.zrange(keys.stale_checks(), 0, -1, withscores=True))
+    marked = cast(list[tuple[str, float]], client.zrange(keys.stale_checks(), 0, -1, withscores=True))
     if not marked:
         return {}
-    scores = c.zmscore(keys.all_checks(), [check_id for check_id, _ in marked])
+    scores = client.zmscore(keys.all_checks(), [check_id for check_id, _ in marked])
     return {check_id: int(heard) for (check_id, heard), score in zip(marked, scores, strict=True)
             if score is not None and int(score) <= int(heard)}
 
 
-def _unmark_heard(c: redis.Redis) -> None:
+def _unmark_heard(c: StrRedis) -> None:
     marked = cast(list[tuple[str, float]], c.zrange(keys.stale_checks(), 0, -1, withscores=True))
     if not marked:
         return

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import redis
-
 from .. import keys
-from .client import to_int
+from .client import StrRedis, to_int
 from .events import COUNTER_FIELDS, utc_hour
 from .receivers import load_receiver_counters, rejected_reasons
 
@@ -61,7 +59,7 @@ class Status:
     receivers: list[ReceiverCounts]
 
 
-def load_status(client: redis.Redis, queue: str, now: int, delivery: list[DeliveryQueue]) -> Status:
+def load_status(client: StrRedis, queue: str, now: int, delivery: list[DeliveryQueue]) -> Status:
     """Read the status page's data (`queue`: the executive's event queue; `delivery`: the rq queues)."""
     p = client.pipeline(transaction=False)
     p.hgetall(keys.event_counters())
@@ -74,7 +72,7 @@ def load_status(client: redis.Redis, queue: str, now: int, delivery: list[Delive
                   delivery, load_receivers(client))
 
 
-def load_instances(client: redis.Redis) -> list[Instance]:
+def load_instances(client: StrRedis) -> list[Instance]:
     """Every executive instance still on record (12-day TTL), newest boot first."""
     prefix = keys.executive_instance("", 0)[:-len(":0")]
     found = []
@@ -91,7 +89,7 @@ def load_instances(client: redis.Redis) -> list[Instance]:
     return sorted(found, key=lambda i: -(i.boot_time or 0))
 
 
-def load_receivers(client: redis.Redis) -> list[ReceiverCounts]:
+def load_receivers(client: StrRedis) -> list[ReceiverCounts]:
     """Counters of every receiver that has reported, by name."""
     return [ReceiverCounts(name, c["read"], c["pushed"], c["rejected"], rejected_reasons(c), c.get("updated_at"))
             for name, c in load_receiver_counters(client).items()]

@@ -14,27 +14,27 @@ from collections.abc import Iterable
 import redis
 
 from .. import keys
-from .client import str_client, text
+from .client import StrRedis
 
 log = logging.getLogger(__name__)
 
 
-def check_tags(client: redis.Redis, entity: str, check: str) -> list[str]:
+def check_tags(client: StrRedis, entity: str, check: str) -> list[str]:
     """Sorted tags stored on a check."""
-    return sorted(text(t) for t in client.smembers(keys.check_tags(entity, check)))
+    return sorted(client.smembers(keys.check_tags(entity, check)))
 
 
-def known_check_tags(client: redis.Redis) -> list[str]:
+def known_check_tags(client: StrRedis) -> list[str]:
     """Every check tag in use, sorted."""
-    return sorted(text(t) for t in client.smembers(keys.known_check_tags()))
+    return sorted(client.smembers(keys.known_check_tags()))
 
 
-def add_check_tags(client: redis.Redis, entity: str, check: str, tags: Iterable[str]) -> None:
+def add_check_tags(client: StrRedis, entity: str, check: str, tags: Iterable[str]) -> None:
     """Tag a check (and index the tags)."""
     tags = [t for t in tags if t]
     if not tags:
         return
-    p = str_client(client).pipeline(transaction=True)
+    p = client.pipeline(transaction=True)
     for tag in tags:
         p.sadd(keys.check_tag(tag), keys.check_id(entity, check))
     p.sadd(keys.known_check_tags(), *tags)
@@ -42,35 +42,33 @@ def add_check_tags(client: redis.Redis, entity: str, check: str, tags: Iterable[
     p.execute()
 
 
-def remove_check_tags(client: redis.Redis, entity: str, check: str, tags: Iterable[str]) -> None:
+def remove_check_tags(client: StrRedis, entity: str, check: str, tags: Iterable[str]) -> None:
     """Untag a check; a tag no check carries any more leaves the index."""
-    c = str_client(client)
     for tag in tags:
-        with c.pipeline(transaction=True) as p:
+        with client.pipeline(transaction=True) as p:
             p.srem(keys.check_tag(tag), keys.check_id(entity, check))
             p.srem(keys.check_tags(entity, check), tag)
             p.execute()
-        if not c.exists(keys.check_tag(tag)):
-            c.srem(keys.known_check_tags(), tag)
+        if not client.exists(keys.check_tag(tag)):
+            client.srem(keys.known_check_tags(), tag)
 
 
-def index_check_tags(client: redis.Redis) -> int:
+def index_check_tags(client: StrRedis) -> int:
     """Add every member of every known `check_tag:TAG` set to its check's `E:C:check_tags` set; return
     how many (check, tag) pairs were read. Each tag is read and indexed under WATCH, so a tag removed
     meanwhile is not indexed again. Idempotent; the executive runs it when it boots."""
-    c = str_client(client)
     pairs = 0
-    for tag in known_check_tags(c):
-        pairs += _index_tag(c, tag)
+    for tag in known_check_tags(client):
+        pairs += _index_tag(client, tag)
     return pairs
 
 
-def _index_tag(c: redis.Redis, tag: str) -> int:
+def _index_tag(c: StrRedis, tag: str) -> int:
     with c.pipeline(transaction=True) as p:
         while True:
             try:
                 p.watch(keys.check_tag(tag))
-                members = [text(m) for m in p.smembers(keys.check_tag(tag))]
+                members = list(p.smembers(keys.check_tag(tag)))
                 p.multi()
                 for member in members:
                     p.sadd(keys.check_tags(*keys.split_check_id(member)), tag)

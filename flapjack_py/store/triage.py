@@ -7,11 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import redis
-
 from .. import keys, scripts
 from ..rows import CheckRow
-from .client import registered_script, str_client, to_int
+from .client import StrRedis, registered_script, to_int
 from .entities import entity_check_names, entity_ids_with_tag
 from .maintenance import SCHEDULED, UNSCHEDULED
 
@@ -19,20 +17,19 @@ CHUNK = 1000
 """Checks read per Lua call: each call holds Redis for a few milliseconds, never for a whole 10,000."""
 
 
-def failing_since(client: redis.Redis) -> dict[str, int]:
+def failing_since(client: StrRedis) -> dict[str, int]:
     """E:C of every failing check -> when it began failing (failed_checks scores)."""
-    return {m: int(s) for m, s in str_client(client).zrange(keys.failed_checks(), 0, -1, withscores=True)}
+    return {m: int(s) for m, s in client.zrange(keys.failed_checks(), 0, -1, withscores=True)}
 
 
-def load_facts(client: redis.Redis, check_ids: Sequence[str], since: Mapping[str, int],
+def load_facts(client: StrRedis, check_ids: Sequence[str], since: Mapping[str, int],
                handling: bool = True) -> list[CheckRow]:
     """The rows of `check_ids` (without alerts), in that order; `since` gives failing times (failing_since).
 
     `handling=False` reads only the check hashes (a quarter of the work, for filtering and sorting
     thousands of checks): acknowledged and scheduled then read False and enabled True.
     """
-    c = str_client(client)
-    script = registered_script(c, scripts.TRIAGE_FACTS)
+    script = registered_script(client, scripts.TRIAGE_FACTS)
     found: list[CheckRow] = []
     for start in range(0, len(check_ids), CHUNK):
         chunk = check_ids[start:start + CHUNK]
@@ -44,20 +41,19 @@ def load_facts(client: redis.Redis, check_ids: Sequence[str], since: Mapping[str
     return found
 
 
-def tagged_check_ids(client: redis.Redis, tag: str) -> set[str]:
+def tagged_check_ids(client: StrRedis, tag: str) -> set[str]:
     """E:C of the checks tagged `tag` and of every check of the entities tagged `tag`."""
-    c = str_client(client)
-    found = set(c.smembers(keys.check_tag(tag)))
-    for entity_id in entity_ids_with_tag(c, tag):
-        name = c.hget(keys.entity_names_by_id(), entity_id)
+    found = set(client.smembers(keys.check_tag(tag)))
+    for entity_id in entity_ids_with_tag(client, tag):
+        name = client.hget(keys.entity_names_by_id(), entity_id)
         if name:
-            found.update(keys.check_id(name, check) for check in entity_check_names(c, name))
+            found.update(keys.check_id(name, check) for check in entity_check_names(client, name))
     return found
 
 
-def known_tags(client: redis.Redis) -> list[str]:
+def known_tags(client: StrRedis) -> list[str]:
     """Every check tag and entity tag in use, sorted."""
-    return sorted(str_client(client).sunion([keys.known_check_tags(), keys.known_entity_tags()]))
+    return sorted(client.sunion([keys.known_check_tags(), keys.known_entity_tags()]))
 
 
 def _keys(entity: str, check: str) -> tuple[str, str, str, str]:
@@ -80,9 +76,9 @@ def _int(value: str | None) -> int | None:
     return int(value) if value and value.isdigit() else to_int(value)
 
 
-def latest_alert_ids(client: redis.Redis, check_ids: Sequence[str], count: int) -> list[list[str]]:
+def latest_alert_ids(client: StrRedis, check_ids: Sequence[str], count: int) -> list[list[str]]:
     """Ids of the newest `count` alerts of each check, newest first (one round trip)."""
-    p = str_client(client).pipeline(transaction=False)
+    p = client.pipeline(transaction=False)
     for check_id in check_ids:
         p.zrevrange(keys.alerts_by_check(*keys.split_check_id(check_id)), 0, count - 1)
     return p.execute() if check_ids else []

@@ -11,12 +11,10 @@ import json
 import logging
 from dataclasses import dataclass
 
-import redis
-
 from .. import keys
 from ..access import Role
 from ..credentials import new_secret_key
-from .client import str_client
+from .client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +38,7 @@ class Token:
     created: int
 
 
-def credentials_exist(client: redis.Redis) -> bool:
+def credentials_exist(client: StrRedis) -> bool:
     """True once any user or token exists (the web app then requires one on every route)."""
     return bool(client.exists(keys.web_users(), keys.web_tokens()))
 
@@ -48,26 +46,26 @@ def credentials_exist(client: redis.Redis) -> bool:
 # --- users -------------------------------------------------------------------
 
 
-def save_user(client: redis.Redis, user: User) -> None:
+def save_user(client: StrRedis, user: User) -> None:
     """Create or replace a user."""
     record = {"role": user.role.value, "password_hash": user.password_hash, "created": user.created}
     client.hset(keys.web_users(), user.name, json.dumps(record))
 
 
-def load_user(client: redis.Redis, name: str) -> User | None:
+def load_user(client: StrRedis, name: str) -> User | None:
     """The user called `name`, or None."""
-    raw = str_client(client).hget(keys.web_users(), name)
+    raw = client.hget(keys.web_users(), name)
     return _user_from(name, raw) if raw else None
 
 
-def list_users(client: redis.Redis) -> list[User]:
+def list_users(client: StrRedis) -> list[User]:
     """Every user, by name."""
-    found = str_client(client).hgetall(keys.web_users())
+    found = client.hgetall(keys.web_users())
     users = [_user_from(name, raw) for name, raw in sorted(found.items())]
     return [u for u in users if u is not None]
 
 
-def remove_user(client: redis.Redis, name: str) -> bool:
+def remove_user(client: StrRedis, name: str) -> bool:
     """Delete a user and every token acting as them; False when there was no such user."""
     digests = [d for d, t in _token_records(client).items() if t.user == name]
     with client.pipeline(transaction=True) as p:
@@ -81,23 +79,23 @@ def remove_user(client: redis.Redis, name: str) -> bool:
 # --- tokens ------------------------------------------------------------------
 
 
-def add_token(client: redis.Redis, digest: str, token: Token) -> None:
+def add_token(client: StrRedis, digest: str, token: Token) -> None:
     """Store a token's record under the SHA-256 `digest` of the token."""
     client.hset(keys.web_tokens(), digest, json.dumps({"id": token.id, "user": token.user, "created": token.created}))
 
 
-def find_token(client: redis.Redis, digest: str) -> Token | None:
+def find_token(client: StrRedis, digest: str) -> Token | None:
     """The record of the token whose SHA-256 is `digest`, or None (unknown or revoked)."""
-    raw = str_client(client).hget(keys.web_tokens(), digest)
+    raw = client.hget(keys.web_tokens(), digest)
     return _token_from(raw) if raw else None
 
 
-def list_tokens(client: redis.Redis) -> list[Token]:
+def list_tokens(client: StrRedis) -> list[Token]:
     """Every token's record, by user then id."""
     return sorted(_token_records(client).values(), key=lambda t: (t.user, t.id))
 
 
-def remove_token(client: redis.Redis, token_id: str) -> bool:
+def remove_token(client: StrRedis, token_id: str) -> bool:
     """Revoke the token with public id `token_id`; False when there is none."""
     digests = [d for d, t in _token_records(client).items() if t.id == token_id]
     return bool(digests) and bool(client.hdel(keys.web_tokens(), *digests))
@@ -106,18 +104,17 @@ def remove_token(client: redis.Redis, token_id: str) -> bool:
 # --- signing key ---------------------------------------------------------------
 
 
-def secret_key(client: redis.Redis) -> str:
+def secret_key(client: StrRedis) -> str:
     """The web app's signing key, made once and shared by every web process through Redis."""
-    c = str_client(client)
-    c.set(keys.web_secret_key(), new_secret_key(), nx=True)
-    return str(c.get(keys.web_secret_key()))
+    client.set(keys.web_secret_key(), new_secret_key(), nx=True)
+    return str(client.get(keys.web_secret_key()))
 
 
 # --- private helpers -------------------------------------------------------------
 
 
-def _token_records(client: redis.Redis) -> dict[str, Token]:
-    found = str_client(client).hgetall(keys.web_tokens())
+def _token_records(client: StrRedis) -> dict[str, Token]:
+    found = client.hgetall(keys.web_tokens())
     records = {digest: _token_from(raw) for digest, raw in found.items()}
     return {d: t for d, t in records.items() if t is not None}
 

@@ -22,11 +22,11 @@ from pathlib import Path
 from unittest import mock
 
 import click
-import redis
 
 from .. import backtest, keys
 from ..backtest import Alert, ProposedContact
 from ..config import Config
+from ..connection import embedded_clients
 from ..embedded_redis import EmbeddedRedis
 from ..executive import Executive, new_entity_id
 from ..rules import rule_from_fields
@@ -34,8 +34,9 @@ from ..store import backtest as store
 from ..store import contacts as contact_store
 from ..store import entities as entity_store
 from ..store import rules as rule_store
+from ..store.client import Clients, StrRedis
 from ..timeparse import TimeParseError, parse_duration
-from .session import redis_client
+from .session import redis_clients
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def backtest_command(config: Config, rules_file: str, since: str, as_json: bool)
     except TimeParseError as exc:
         raise click.BadParameter(str(exc), param_hint="'--since'") from None
     proposal = backtest.read_proposal(Path(rules_file).read_bytes())
-    with redis_client(config) as live:
+    with redis_clients(config) as live:
         events = _events(live, start)
         if not events:
             raise click.ClickException(f"no archived events since {since} ago (is executive.archive_events on, "
@@ -68,28 +69,28 @@ def backtest_command(config: Config, rules_file: str, since: str, as_json: bool)
         click.echo("\n".join(backtest.report(comparison, len(events))))
 
 
-def _events(live: redis.Redis, start: int) -> list[tuple[int, bytes]]:
+def _events(live: Clients, start: int) -> list[tuple[int, bytes]]:
     found = []
-    for hour, key in store.archived_hours(live, start):
-        found += [e for e in backtest.event_times(hour, store.archived_events(live, key)) if e[0] >= start]
+    for hour, key in store.archived_hours(live.text, start):
+        found += [e for e in backtest.event_times(hour, store.archived_events(live.raw, key)) if e[0] >= start]
     return found
 
 
-def replay(live: redis.Redis, events: Sequence[tuple[int, bytes]], config: Config,
-           setup: Callable[[redis.Redis], None]) -> list[Alert]:
+def replay(live: Clients, events: Sequence[tuple[int, bytes]], config: Config,
+           setup: Callable[[StrRedis], None]) -> list[Alert]:
     """The alerts the executive records for `events` in a scratch Redis holding the live configuration, changed
     by `setup`."""
     with tempfile.TemporaryDirectory(prefix="flapjack-backtest-") as tmp, EmbeddedRedis(tmp, persistent=False) as server:
-        scratch = server.client()
-        store.copy_keys(live, scratch, keys.configuration_patterns())
-        setup(scratch)
+        scratch = embedded_clients(server)
+        store.copy_keys(live.text, scratch.text, keys.configuration_patterns())
+        setup(scratch.text)
         executive = Executive(scratch, replay_config(config))
         with _clock(events[0][0]) as move_to:
             for at, group in groupby(events, key=lambda e: e[0]):
-                store.shift_ttls(scratch, move_to(at))
-                store.push_raw(scratch, config.executive.queue, [raw for _, raw in group])
+                store.shift_ttls(scratch.text, move_to(at))
+                store.push_raw(scratch.raw, config.executive.queue, [raw for _, raw in group])
                 executive.drain()
-        alerts = store.recorded_alerts(scratch)
+        alerts = store.recorded_alerts(scratch.text)
         scratch.close()
     return alerts
 
@@ -117,7 +118,7 @@ def _clock(start: int) -> Iterator[Callable[[int], int]]:
         yield move_to
 
 
-def apply_proposal(scratch: redis.Redis, proposal: Sequence[ProposedContact]) -> None:
+def apply_proposal(scratch: StrRedis, proposal: Sequence[ProposedContact]) -> None:
     """Replace each proposed contact (media, rules, and entity links when given) in the scratch database."""
     for contact in proposal:
         links = store.link_keys(scratch, contact.id)

@@ -13,8 +13,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import redis
-
+from ..store.client import StrRedis
 from ..store.events import push_event
 from .intake import Intake
 
@@ -77,7 +76,7 @@ def cached_events(cache: StateCache, now: float) -> list[dict[str, Any]]:
     return [event for event in events if event is not None]
 
 
-def send_cached(client: redis.Redis, cache: StateCache, now: float) -> int:
+def send_cached(client: StrRedis, cache: StateCache, now: float) -> int:
     """Queue an event for every sendable cached state at once; return how many were sent."""
     events = cached_events(cache, now)
     for event in events:

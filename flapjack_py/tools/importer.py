@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
-import redis
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -22,6 +21,7 @@ from ..config import Config
 from ..errors import FlapjackError
 from ..store import contacts as contact_store
 from ..store import entities as entity_store
+from ..store.client import StrRedis
 from .session import redis_client
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def with_ids(entries: list[Any], noun: str, skipped: list[str]) -> list[dict[str
     return kept
 
 
-def import_contact(client: redis.Redis, entry: dict[str, Any]) -> None:
+def import_contact(client: StrRedis, entry: dict[str, Any]) -> None:
     """Replace contact `id` entirely (rules, drop keys, contacts_for:* memberships), then store it."""
     contact_id = str(entry["id"])
     if contact_store.contact_key_exists(client, contact_id):
@@ -60,7 +60,7 @@ def import_contact(client: redis.Redis, entry: dict[str, Any]) -> None:
     contact_store.create_contact(client, {k: entry[k] for k in CONTACT_FIELDS if k in entry})
 
 
-def import_entity(client: redis.Redis, entry: dict[str, Any]) -> None:
+def import_entity(client: StrRedis, entry: dict[str, Any]) -> None:
     """Reconcile id/name, replace contacts_for:ID with the listed existing contacts, add the tags."""
     name = entry.get("name")
     if not isinstance(name, str) or not name:
@@ -69,7 +69,7 @@ def import_entity(client: redis.Redis, entry: dict[str, Any]) -> None:
     entity_store.import_entity(client, str(entry["id"]), name, contacts, entry.get("tags") or [])
 
 
-def import_all(client: redis.Redis, entries: list[dict[str, Any]], one: Callable[[redis.Redis, dict[str, Any]], None],
+def import_all(client: StrRedis, entries: list[dict[str, Any]], one: Callable[[StrRedis, dict[str, Any]], None],
                noun: str, skipped: list[str], advance: Callable[[], None] = lambda: None) -> int:
     """Import each entry (calling `advance` after each); the ones the data layer refuses are skipped, their
     reasons added to `skipped`. Return how many went in."""
@@ -117,7 +117,7 @@ def entities(config: Config, source: Any) -> None:
     _run(config, source, "Entity", import_entity)
 
 
-def _run(config: Config, source: Any, noun: str, one: Callable[[redis.Redis, dict[str, Any]], None]) -> None:
+def _run(config: Config, source: Any, noun: str, one: Callable[[StrRedis, dict[str, Any]], None]) -> None:
     try:
         entries = load_entries(source.read())
     except ValueError as exc:

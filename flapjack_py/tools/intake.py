@@ -19,6 +19,7 @@ from typing import Any
 
 import redis
 
+from ..store.client import StrRedis
 from ..store.receivers import REJECTED_PREFIX, push_batch
 from . import fifo
 
@@ -59,7 +60,7 @@ class RejectSampler:
 class Intake:
     """Events on their way from one receiver (`name`) to the queue; start() the pusher, close() at the end."""
 
-    def __init__(self, client: redis.Redis, name: str, queue_name: str = "events",
+    def __init__(self, client: StrRedis, name: str, queue_name: str = "events",
                  capacity: int = DEFAULT_CAPACITY) -> None:
         self.client, self.name, self.queue_name = client, name, queue_name
         self._buffer: queue.Queue[str] = queue.Queue(capacity)

@@ -13,10 +13,9 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, TextIO
 
-import redis
-
 from ..errors import InvalidEvent
 from ..events import parse_event
+from ..store.client import StrRedis
 from ..store.events import push_event
 from .intake import RejectedLine
 
@@ -66,7 +65,7 @@ def validate(raw: str, now: float) -> tuple[dict[str, Any] | None, list[str]]:
     return data, []
 
 
-def feed(client: redis.Redis, texts: Iterable[str], say: Callable[[str], None]) -> tuple[int, int]:
+def feed(client: StrRedis, texts: Iterable[str], say: Callable[[str], None]) -> tuple[int, int]:
     """Queue every valid event, report each; return (queued, invalid)."""
     queued = invalid = 0
     for raw in texts:

@@ -11,11 +11,10 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-import redis
-
 from ..store import checks as check_store
 from ..store import entities as entity_store
 from ..store import maintenance as maint_store
+from ..store.client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +68,7 @@ class Criteria:
                 and self.end_ok(window.end) and self.duration_ok(window.duration))
 
 
-def find_windows(client: redis.Redis, criteria: Criteria) -> list[Found]:
+def find_windows(client: StrRedis, criteria: Criteria) -> list[Found]:
     """Every window matching `criteria`, by entity, check and start."""
     result = []
     for entity, check in maint_store.checks_with_windows(client, criteria.kind):
@@ -82,7 +81,7 @@ def find_windows(client: redis.Redis, criteria: Criteria) -> list[Found]:
     return result
 
 
-def end_windows(client: redis.Redis, found: Iterable[Found], kind: str, now: int) -> dict[str, str]:
+def end_windows(client: StrRedis, found: Iterable[Found], kind: str, now: int) -> dict[str, str]:
     """End each window (scheduled: by start; unscheduled: at its planned end); return errors by identifier."""
     errors = {}
     for window in found:
@@ -93,7 +92,7 @@ def end_windows(client: redis.Redis, found: Iterable[Found], kind: str, now: int
     return errors
 
 
-def create_windows(client: redis.Redis, entities: Iterable[str], check_names: list[str], kind: str, start: int,
+def create_windows(client: StrRedis, entities: Iterable[str], check_names: list[str], kind: str, start: int,
                    duration: int, reason: str, now: int) -> list[str]:
     """Create the window on every entity x check (creating unknown entities); return the `E:C:START` made."""
     made = []
@@ -108,7 +107,7 @@ def create_windows(client: redis.Redis, entities: Iterable[str], check_names: li
     return made
 
 
-def ensure_entity(client: redis.Redis, name: str) -> str:
+def ensure_entity(client: StrRedis, name: str) -> str:
     """Id of the entity called `name`, creating it (new uuid) if unknown."""
     existing = entity_store.entity_id(client, name)
     if existing is not None:
@@ -118,7 +117,7 @@ def ensure_entity(client: redis.Redis, name: str) -> str:
     return new_id
 
 
-def _end_one(client: redis.Redis, window: Found, kind: str, now: int) -> bool:
+def _end_one(client: StrRedis, window: Found, kind: str, now: int) -> bool:
     if kind == SCHEDULED:
         return maint_store.end_scheduled(client, window.entity, window.check, window.start, now)
     return maint_store.end_unscheduled(client, window.entity, window.check, window.end)

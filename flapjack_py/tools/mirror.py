@@ -13,9 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from ..store.archive import archive_length, archive_names, archived_event, queue_raw_event
+from ..store.client import BytesRedis
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +27,7 @@ class Position:
     cursor: int
 
 
-def start_position(source: redis.Redis, archives: list[str], from_oldest: bool) -> Position:
+def start_position(source: BytesRedis, archives: list[str], from_oldest: bool) -> Position:
     """--all: the oldest event of the oldest archive; else just past the newest event of the newest."""
     if from_oldest:
         return Position(archives[0], -1)
@@ -48,7 +47,7 @@ def wanted(raw: bytes | str, include: re.Pattern[str] | None) -> bool:
     return include.search(check_id) is not None
 
 
-def step(source: redis.Redis, dest: redis.Redis, pos: Position, include: re.Pattern[str] | None) -> bool:
+def step(source: BytesRedis, dest: BytesRedis, pos: Position, include: re.Pattern[str] | None) -> bool:
     """Copy the event at `pos` if there is one and move on; False when the archive has nothing more."""
     raw = archived_event(source, pos.archive, pos.cursor)
     if raw is None:
@@ -59,7 +58,7 @@ def step(source: redis.Redis, dest: redis.Redis, pos: Position, include: re.Patt
     return True
 
 
-def next_archive(source: redis.Redis, pos: Position) -> bool:
+def next_archive(source: BytesRedis, pos: Position) -> bool:
     """Move to the archive after the current one, if the source has one."""
     later = [name for name in archive_names(source) if name > pos.archive]
     if not later:
@@ -68,7 +67,7 @@ def next_archive(source: redis.Redis, pos: Position) -> bool:
     return True
 
 
-def mirror(source: redis.Redis, dest: redis.Redis, pos: Position, include: re.Pattern[str] | None, follow: bool,
+def mirror(source: BytesRedis, dest: BytesRedis, pos: Position, include: re.Pattern[str] | None, follow: bool,
            sleep: Callable[[float], Any], say: Callable[[str], None]) -> int:
     """Copy events until the archives run out (or forever with follow); return how many were read."""
     read = 0

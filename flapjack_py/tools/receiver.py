@@ -20,14 +20,15 @@ from types import FrameType
 from typing import Any, TypeVar
 
 import click
-import redis
 
 from ..config import Config
+from ..connection import clients_from_url
 from ..receiver_config import ReceiversConfig
 from ..store.archive import archive_names
+from ..store.client import Clients, StrRedis
 from ..store.events import push_event
 from . import fifo, httpbroker, intake, json_feed, mirror, nagios
-from .session import intake_client, redis_client
+from .session import intake_client, redis_client, redis_clients
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ def oneoff(config: Config, entity: str, check: str, state: str, summary: str, se
                                        time.time())
     if event is None:
         raise click.UsageError(f"not a valid event: {', '.join(errors)}")
-    _with_client(config, server, database, lambda c: push_event(c, event))
+    _with_client(config, server, database, lambda c: push_event(c.text, event))
     if debug:
         click.echo(f"Enqueued event data, {json.dumps(event)}")
 
@@ -227,11 +228,11 @@ def httpbroker_command(config: Config, port: int | None, bind: str | None, serve
         raise click.BadParameter("must be greater than 0", param_hint="'--interval'")
     if debug:
         logging.getLogger(httpbroker.__name__).setLevel(logging.DEBUG)
-    _with_client(config, server, database, lambda c: _serve_broker(c, bind, port, interval, config.executive.queue))
+    _with_client(config, server, database, lambda c: _serve_broker(c.text, bind, port, interval, config.executive.queue))
 
 
 
-def _serve_broker(client: redis.Redis, bind: str, port: int, interval: float, queue: str) -> None:
+def _serve_broker(client: StrRedis, bind: str, port: int, interval: float, queue: str) -> None:
     cache, stop = httpbroker.StateCache(), threading.Event()
     feed = intake.Intake(client, "httpbroker", queue).start()
     http = httpbroker.make_server(cache, bind, port, feed)
@@ -269,13 +270,13 @@ def mirror_command(config: Config, source: str, dest: str | None, include: str |
     if not (from_oldest or follow):
         raise click.UsageError("one or both of --follow or --all is required")
     pattern = _regex(include)
-    src = redis.Redis.from_url(source)
+    src = clients_from_url(source).raw  # archived events are copied byte for byte
     archives = archive_names(src)
     if not archives:
         raise click.ClickException("found no archives!")
     click.echo(f"found archives: {', '.join(archives)}")
     pos = mirror.start_position(src, archives, from_oldest)
-    run = lambda c: mirror.mirror(src, c, pos, pattern, follow, _sleep, click.echo)  # noqa: E731
+    run = lambda c: mirror.mirror(src, c.raw, pos, pattern, follow, _sleep, click.echo)  # noqa: E731
     read = _with_client(config, dest, None, run)
     click.echo(f"{read} events mirrored")
 
@@ -283,17 +284,17 @@ def mirror_command(config: Config, source: str, dest: str | None, include: str |
 # --- helpers -------------------------------------------------------------------------
 
 
-def _with_client(config: Config, server: str | None, database: int | None, work: Callable[[redis.Redis], Any]) -> Any:
-    """Run `work` with a client of --server (HOST:PORT or URL) if given, else of the configured Redis."""
+def _with_client(config: Config, server: str | None, database: int | None, work: Callable[[Clients], Any]) -> Any:
+    """Run `work` with the clients of --server (HOST:PORT or URL) if given, else of the configured Redis."""
     if server is None:
-        with redis_client(config) as client:
-            return work(client)
+        with redis_clients(config) as clients:
+            return work(clients)
     url = server if "://" in server else f"redis://{server}/{database or 0}"
-    client = redis.Redis.from_url(url)
+    clients = clients_from_url(url)
     try:
-        return work(client)
+        return work(clients)
     finally:
-        client.close()
+        clients.close()
 
 
 def _or(given: T | None, configured: T) -> T:

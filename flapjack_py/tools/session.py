@@ -6,38 +6,44 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import redis
-
 from ..config import Config
-from ..connection import open_redis
+from ..connection import clients_from_url, open_clients
+from ..store.client import Clients, StrRedis
 
 log = logging.getLogger(__name__)
 
 
 @contextmanager
-def redis_client(config: Config) -> Iterator[redis.Redis]:
-    """Yield a client of the configured Redis (or the embedded server, stopped on exit)."""
-    client, embedded = open_redis(config)
+def redis_clients(config: Config) -> Iterator[Clients]:
+    """Yield the clients of the configured Redis (or the embedded server, stopped on exit)."""
+    clients, embedded = open_clients(config)
     try:
-        yield client
+        yield clients
     finally:
-        client.close()
+        clients.close()
         if embedded:
             embedded.stop()
 
 
 @contextmanager
-def intake_client(config: Config) -> Iterator[redis.Redis]:
+def redis_client(config: Config) -> Iterator[StrRedis]:
+    """Yield the data layer's (str) client of the configured Redis, for tools that need no other."""
+    with redis_clients(config) as clients:
+        yield clients.text
+
+
+@contextmanager
+def intake_client(config: Config) -> Iterator[StrRedis]:
     """Like redis_client, but a configured Redis need not answer yet: receivers buffer until it does."""
     if not config.redis.url:
         with redis_client(config) as client:
             yield client
         return
-    client = redis.Redis.from_url(config.redis.url, socket_connect_timeout=5, socket_timeout=30)
+    clients = clients_from_url(config.redis.url, socket_connect_timeout=5, socket_timeout=30)
     try:
-        yield client
+        yield clients.text
     finally:
-        client.close()
+        clients.close()
 
 
 def comma_list(value: str | None) -> list[str]:

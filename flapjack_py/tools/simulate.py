@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-import redis
 
 from ..config import Config
+from ..store.client import StrRedis
 from ..store.events import push_event
 from .session import comma_list, redis_client
 from .timespec import stamp
@@ -50,7 +50,7 @@ def make_event(entity: str, check: str, state: str, tags: list[str], now: float)
     return event
 
 
-def run_stream(client: redis.Redis, entity: str, check: str, state: str, tags: list[str], interval: float,
+def run_stream(client: StrRedis, entity: str, check: str, state: str, tags: list[str], interval: float,
                minutes: float, recover: bool, say: Callable[[str], None],
                sleep: Callable[[float], Any] | None = None) -> int:
     """Send the events, printing a line for each through `say`; return how many were sent."""

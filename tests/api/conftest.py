@@ -11,6 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 from web import create_app
 
@@ -29,7 +30,7 @@ def client(app: Flask) -> FlaskClient:
 
 
 @pytest.fixture
-def send(real_r: redis.Redis) -> Callable[..., None]:
+def send(real_r: redis.Redis, real_s: StrRedis) -> Callable[..., None]:
     """send(entity, check, state, summary=..., **fields): push a service event and let the executive process it."""
     executive = Executive(real_r, EXECUTIVE_CONFIG)
 
@@ -37,7 +38,7 @@ def send(real_r: redis.Redis) -> Callable[..., None]:
         event = {"type": "service", "entity": entity, "check": check, "state": state, **fields}
         if summary is not None:
             event["summary"] = summary
-        push_event(real_r, event)
+        push_event(real_s, event)
         executive.drain()
 
     return _send

@@ -13,6 +13,7 @@ import redis
 from flask.testing import FlaskClient
 
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 from web import create_app
 from web.api.common import iso
@@ -30,7 +31,7 @@ def api(real_r: redis.Redis) -> FlaskClient:
 
 
 @pytest.fixture
-def send(real_r: redis.Redis) -> Callable[..., None]:
+def send(real_r: redis.Redis, real_s: StrRedis) -> Callable[..., None]:
     """send(state, summary=None): a service event for www.example.com:SSH, processed by the executive."""
     executive = Executive(real_r, CONFIG)
 
@@ -38,7 +39,7 @@ def send(real_r: redis.Redis) -> Callable[..., None]:
         event: dict[str, Any] = {"type": "service", "entity": "www.example.com", "check": "SSH", "state": state}
         if summary:
             event["summary"] = summary
-        push_event(real_r, event)
+        push_event(real_s, event)
         executive.drain()
 
     return _send

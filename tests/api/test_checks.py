@@ -20,12 +20,12 @@ def entity(client):
     return "1234"
 
 
-def test_post_enables_and_get_shows(client, real_r, entity, clock):
+def test_post_enables_and_get_shows(client, real_r, entity, clock, real_s):
     res = post(client, "/api/checks", {"checks": [{"entity_id": entity, "name": "Disk Usage", "tags": ["disk"]}]})
     assert res.status_code == 201
     assert body_of(res) == ["www.example.com:Disk Usage"]
     assert res.headers["Location"] == "http://localhost/api/checks/www.example.com:Disk%20Usage"
-    assert check_store.is_enabled(real_r, "www.example.com", "Disk Usage")
+    assert check_store.is_enabled(real_s, "www.example.com", "Disk Usage")
     assert real_r.zscore(keys.current_entities(), "www.example.com") == clock.now
     res = client.get("/api/checks/www.example.com:Disk%20Usage")
     assert body_of(res) == {"checks": [{
@@ -55,12 +55,12 @@ def test_get_all_and_unseen_and_not_found(client, send, real_r):
     ({"checks": [{"entity_id": "1234", "name": "A"}, {"entity_id": "9", "name": "SSH"}]}, 404,
      "could not find entity '9'"),
 ])
-def test_post_validation(client, real_r, entity, body, status, message):
+def test_post_validation(client, real_r, entity, body, status, message, real_s):
     assert errors(post(client, "/api/checks", body), status) == [message]
-    assert check_store.all_check_ids(real_r) == []
+    assert check_store.all_check_ids(real_s) == []
 
 
-def test_patch_enabled_and_tags(client, real_r, send):
+def test_patch_enabled_and_tags(client, real_r, send, real_s):
     send("www.example.com", "SSH", "ok")
     send("www.example.com", "PING", "ok")
     url = "/api/checks/www.example.com:SSH,www.example.com:PING"
@@ -69,14 +69,14 @@ def test_patch_enabled_and_tags(client, real_r, send):
                               {"op": "add", "path": "/checks/0/links/tags/-", "value": ["t2", "t3"]},
                               {"op": "remove", "path": "/checks/0/links/tags/t2"}])
     assert res.status_code == 204
-    assert check_store.current_check_names(real_r, "www.example.com") == []
+    assert check_store.current_check_names(real_s, "www.example.com") == []
     assert real_r.zscore(keys.current_entities(), "www.example.com") is None
-    assert tag_store.check_tags(real_r, "www.example.com", "SSH") == ["t1", "t3"]
+    assert tag_store.check_tags(real_s, "www.example.com", "SSH") == ["t1", "t3"]
     patch(client, "/api/checks/www.example.com:SSH", [{"op": "replace", "path": "/checks/0/enabled", "value": "no"}])
-    assert not check_store.is_enabled(real_r, "www.example.com", "SSH")
+    assert not check_store.is_enabled(real_s, "www.example.com", "SSH")
     patch(client, "/api/checks/www.example.com:SSH", [{"op": "replace", "path": "/checks/0/enabled", "value": True}])
-    assert check_store.current_check_names(real_r, "www.example.com") == ["SSH"]
-    assert entity_store.load_entity(real_r, entity_store.entity_id(real_r, "www.example.com")).enabled
+    assert check_store.current_check_names(real_s, "www.example.com") == ["SSH"]
+    assert entity_store.load_entity(real_s, entity_store.entity_id(real_s, "www.example.com")).enabled
 
 
 def test_patch_errors(client, entity):

@@ -10,6 +10,7 @@ import redis
 from flask.testing import FlaskClient
 
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 
 pytestmark = pytest.mark.real
@@ -34,12 +35,12 @@ def test_stale_checks_listed_longest_silent_first(client: FlaskClient, send: Cal
     assert [c["id"] for c in client.get("/api/stale_checks").get_json()["stale_checks"]] == ["web-01:HTTP"]
 
 
-def test_flapping_checks_listed_with_their_percent(client: FlaskClient, real_r: redis.Redis, clock: Any) -> None:
+def test_flapping_checks_listed_with_their_percent(client: FlaskClient, real_r: redis.Redis, clock: Any, real_s: StrRedis) -> None:
     executive = Executive(real_r, {"executive": {"flap_detection": True,
                                                  "new_check_scheduled_maintenance_duration": 0}})
     for state in ["ok", "critical", "ok", "critical", "ok"]:
         clock.advance(60)
-        push_event(real_r, {"type": "service", "entity": "web-01", "check": "HTTP", "state": state})
+        push_event(real_s, {"type": "service", "entity": "web-01", "check": "HTTP", "state": state})
         executive.drain()
     assert client.get("/api/flapping_checks").get_json() == {"flapping_checks": [
         {"id": "web-01:HTTP", "since": clock.now, "percent_state_change": 24.21}]}

@@ -12,6 +12,7 @@ from flapjack_py import keys
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store
+from flapjack_py.store.client import StrRedis
 from tests.api.helpers import JSONAPI, body_of, errors, patch, post
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -30,7 +31,7 @@ def contact(client: FlaskClient, contact_id: str) -> dict:
 # --- POST ----------------------------------------------------------------------------
 
 
-def test_post_creates_contacts_with_location_and_general_rule(client: FlaskClient, real_r: redis.Redis) -> None:
+def test_post_creates_contacts_with_location_and_general_rule(client: FlaskClient, real_r: redis.Redis, real_s: StrRedis) -> None:
     response = post(client, "/api/contacts", {"contacts": [
         {"id": "21", "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com",
          "timezone": "Europe/London", "tags": ["x"], "links": {"entities": ["1"]}},
@@ -43,7 +44,7 @@ def test_post_creates_contacts_with_location_and_general_rule(client: FlaskClien
     assert ada == {"id": "21", "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com",
                    "timezone": "Europe/London", "links": {"entities": [], "media": []}}
     assert len(rule_ids) == 1
-    rule = rule_store.load_rule(real_r, rule_ids[0])
+    rule = rule_store.load_rule(real_s, rule_ids[0])
     assert rule is not None and not rule.is_specific and rule.contact_id == "21"
 
 
@@ -126,13 +127,13 @@ def test_get_none_found_is_404_listing_every_id(client: FlaskClient) -> None:
     assert errors(client.get("/api/contacts/x,y"), 404) == ["could not find contacts 'x, y'"]
 
 
-def test_get_links_entities_media_and_rules(client: FlaskClient, real_r: redis.Redis) -> None:
+def test_get_links_entities_media_and_rules(client: FlaskClient, real_r: redis.Redis, real_s: StrRedis) -> None:
     create(client, {"id": "21", "first_name": "Ada", "media": {"sms": "+61", "email": "a@b", "pagerduty": "k"}})
-    entity_store.save_entity(real_r, "e1", "www.example.com")
-    entity_store.save_entity(real_r, "e2", "db.example.com")
-    entity_store.add_entity_contacts(real_r, "e1", ["21"])
-    entity_store.add_entity_contacts(real_r, "e2", ["21"], check="ping")
-    entity_store.add_entity_contacts(real_r, keys.ALL_ENTITIES_ID, ["21"])
+    entity_store.save_entity(real_s, "e1", "www.example.com")
+    entity_store.save_entity(real_s, "e2", "db.example.com")
+    entity_store.add_entity_contacts(real_s, "e1", ["21"])
+    entity_store.add_entity_contacts(real_s, "e2", ["21"], check="ping")
+    entity_store.add_entity_contacts(real_s, keys.ALL_ENTITIES_ID, ["21"])
     links = contact(client, "21")["links"]
     assert links["entities"] == ["e1", "e2"]
     assert sorted(links["media"]) == ["21_email", "21_sms"]
@@ -180,9 +181,9 @@ def test_patch_invalid_timezone_is_ignored_and_null_removes(client: FlaskClient)
     assert contact(client, "1")["timezone"] is None
 
 
-def test_patch_adds_and_removes_entity_links(client: FlaskClient, real_r: redis.Redis) -> None:
+def test_patch_adds_and_removes_entity_links(client: FlaskClient, real_r: redis.Redis, real_s: StrRedis) -> None:
     create(client, {"id": "1", "first_name": "A"})
-    entity_store.save_entity(real_r, "1234", "www.example.com")
+    entity_store.save_entity(real_s, "1234", "www.example.com")
     ops = [{"op": "add", "path": "/contacts/0/links/entities/-", "value": "1234"},
            {"op": "add", "path": "/contacts/0/links/entities", "value": "unknown"}]
     assert patch(client, "/api/contacts/1", ops).status_code == 204
@@ -241,11 +242,11 @@ def test_patch_when_locked_is_423(client: FlaskClient, real_r: redis.Redis) -> N
 # --- DELETE --------------------------------------------------------------------------
 
 
-def test_delete_removes_everything(client: FlaskClient, real_r: redis.Redis) -> None:
+def test_delete_removes_everything(client: FlaskClient, real_r: redis.Redis, real_s: StrRedis) -> None:
     create(client, {"id": "1", "first_name": "A", "timezone": "UTC", "media": {"email": "a@b", "pagerduty": "k"}},
            {"id": "2", "first_name": "B"})
-    entity_store.save_entity(real_r, "e1", "www")
-    entity_store.add_entity_contacts(real_r, "e1", ["1", "2"])
+    entity_store.save_entity(real_s, "e1", "www")
+    entity_store.add_entity_contacts(real_s, "e1", ["1", "2"])
     [rule_id] = contact(client, "1")["links"]["notification_rules"]
     real_r.set(keys.drop_alerts_for_contact("1", "email"), "1")
     response = client.delete("/api/contacts/1")

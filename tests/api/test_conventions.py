@@ -18,6 +18,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from flapjack_py import keys
+from flapjack_py.store.client import StrRedis
 from web import create_app
 
 pytestmark = pytest.mark.real
@@ -155,12 +156,12 @@ def test_ids_are_percent_decoded_exactly_once(api: FlaskClient) -> None:
     assert errors(api.get("/api/contacts/aA%20b"), 404) == ["could not find contacts 'aA b'"]
 
 
-def test_check_ids_with_slashes_spaces_and_percent_signs(api: FlaskClient, real_r: redis.Redis) -> None:
+def test_check_ids_with_slashes_spaces_and_percent_signs(api: FlaskClient, real_r: redis.Redis, real_s: StrRedis) -> None:
     from flapjack_py.executive import Executive
     from flapjack_py.store.events import push_event
 
     for check in ("Disk / Usage", "Load 100%AB"):
-        push_event(real_r, {"type": "service", "entity": "db.example.com", "check": check, "state": "ok"})
+        push_event(real_s, {"type": "service", "entity": "db.example.com", "check": check, "state": "ok"})
     Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
     for path in ("/api/checks/db.example.com:Disk%20%2F%20Usage,db.example.com:Load%20100%25AB",
                  "/api/checks/db.example.com:Disk / Usage,db.example.com:Load 100%25AB"):
@@ -418,13 +419,13 @@ def _collection(path: str) -> str:
 
 
 @pytest.fixture
-def seeded(api: FlaskClient, real_r: redis.Redis) -> dict[str, str]:
+def seeded(api: FlaskClient, real_r: redis.Redis, real_s: StrRedis) -> dict[str, str]:
     """Checks made by real events, entity 21 named www.example.com, a medium and the contact's rule id."""
     from flapjack_py.executive import Executive
     from flapjack_py.store.events import push_event
 
     for state in ("ok", "critical"):
-        push_event(real_r, {"type": "service", "entity": "www.example.com", "check": "SSH", "state": state})
+        push_event(real_s, {"type": "service", "entity": "www.example.com", "check": "SSH", "state": state})
     Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
     assert api.post("/api/entities", json={"entities": [{"id": "21", "name": "www.example.com"}]}).status_code == 201
     assert api.post("/api/contacts/21/media", json={"media": [{"type": "email", "address": "a@b"}]}).status_code == 201

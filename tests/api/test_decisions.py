@@ -11,16 +11,17 @@ from flask.testing import FlaskClient
 
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store.client import StrRedis
 
 pytestmark = pytest.mark.real
 
 
 def test_decisions_explain_the_filter_and_the_contacts(client: FlaskClient, send: Callable[..., None],
-                                                        real_r: redis.Redis, clock: Any) -> None:
+                                                        real_r: redis.Redis, clock: Any, real_s: StrRedis) -> None:
     send("web-01", "HTTP", "ok")
-    contact_store.create_contact(real_r, {"id": "ada", "first_name": "Ada", "last_name": "L",
+    contact_store.create_contact(real_s, {"id": "ada", "first_name": "Ada", "last_name": "L",
                                           "media": {"email": "ada@example.com"}})
-    entity_store.add_entity_contacts(real_r, entity_store.entity_id(real_r, "web-01"), ["ada"])
+    entity_store.add_entity_contacts(real_s, entity_store.entity_id(real_s, "web-01"), ["ada"])
     send("web-01", "HTTP", "critical")
     clock.advance(30)
     send("web-01", "HTTP", "critical")

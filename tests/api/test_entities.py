@@ -12,7 +12,7 @@ from .helpers import body_of, errors, patch, post
 pytestmark = pytest.mark.real
 
 
-def test_post_creates_and_get_lists_sorted(client, real_r):
+def test_post_creates_and_get_lists_sorted(client, real_r, real_s):
     real_r.hset(keys.contact("21"), mapping={"first_name": "Ada", "last_name": "L", "email": "a@x"})
     res = post(client, "/api/entities", {"entities": [
         {"id": "2", "name": "zeta", "contacts": ["21", "nobody"], "tags": ["web"]},
@@ -25,14 +25,14 @@ def test_post_creates_and_get_lists_sorted(client, real_r):
     assert body_of(res) == {"entities": [
         {"id": "1", "name": "alpha", "links": {"contacts": [], "checks": []}},
         {"id": "2", "name": "zeta", "links": {"contacts": ["21"], "checks": []}}]}
-    assert store.entity_tags(real_r, "2") == ["web"]
+    assert store.entity_tags(real_s, "2") == ["web"]
 
 
-def test_post_omitting_contacts_clears_them(client, real_r):
+def test_post_omitting_contacts_clears_them(client, real_r, real_s):
     real_r.hset(keys.contact("21"), mapping={"first_name": "Ada"})
     post(client, "/api/entities", {"entities": [{"id": "1", "name": "a", "contacts": ["21"]}]})
     post(client, "/api/entities", {"entities": [{"id": "1", "name": "a"}]})
-    assert store.contact_ids_for_entity(real_r, "1") == []
+    assert store.contact_ids_for_entity(real_s, "1") == []
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -43,9 +43,9 @@ def test_post_omitting_contacts_clears_them(client, real_r):
     ({"entities": [{"id": "1"}]}, "Entity name not provided"),
     ({"entities": [{"id": "1", "name": "ok"}, {"id": "2", "name": ""}]}, "Entity name not provided"),
 ])
-def test_post_validation(client, real_r, body, message):
+def test_post_validation(client, real_r, body, message, real_s):
     assert errors(post(client, "/api/entities", body), 403) == [message]
-    assert store.all_entity_names(real_r) == {}
+    assert store.all_entity_names(real_s) == {}
 
 
 def test_post_invalid_json_and_content_type(client):
@@ -81,9 +81,9 @@ def test_pagination(client):
     assert body["meta"] == {"pagination": {"page": 2, "per_page": 2, "total_pages": 3, "total_count": 5}}
 
 
-def test_patch_rename_links_and_tags(client, real_r, send):
+def test_patch_rename_links_and_tags(client, real_r, send, real_s):
     send("old.example.com", "PING", "critical")
-    eid = store.entity_id(real_r, "old.example.com")
+    eid = store.entity_id(real_s, "old.example.com")
     real_r.hset(keys.contact("21"), mapping={"first_name": "Ada"})
     res = patch(client, f"/api/entities/{eid}", [
         {"op": "replace", "path": "/entities/0/name", "value": "new.example.com"},
@@ -92,13 +92,13 @@ def test_patch_rename_links_and_tags(client, real_r, send):
         {"op": "remove", "path": "/entities/0/links/tags/a~1b"},
         {"op": "test", "path": "/entities/0/name", "value": "x"}])
     assert res.status_code == 204 and res.data == b""
-    assert store.entity_name(real_r, eid) == "new.example.com"
-    assert store.contact_ids_for_entity(real_r, eid) == ["21"]
-    assert store.entity_tags(real_r, eid) == ["c"]
+    assert store.entity_name(real_s, eid) == "new.example.com"
+    assert store.contact_ids_for_entity(real_s, eid) == ["21"]
+    assert store.entity_tags(real_s, eid) == ["c"]
     assert body_of(client.get(f"/api/entities/{eid}"))["entities"][0]["links"]["checks"] == ["new.example.com:PING"]
     res = patch(client, f"/api/entities/{eid}", [{"op": "remove", "path": "/entities/0/links/contacts/21"}])
     assert res.status_code == 204
-    assert store.contact_ids_for_entity(real_r, eid) == []
+    assert store.contact_ids_for_entity(real_s, eid) == []
 
 
 def test_patch_errors(client):

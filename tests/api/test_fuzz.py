@@ -18,6 +18,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 from tests.api.fuzzing import operations, run_cases
 from web import create_app
@@ -27,9 +28,9 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 
 
 @pytest.fixture
-def fuzz_app(real_r: redis.Redis) -> Flask:
+def fuzz_app(real_r: redis.Redis, real_s: StrRedis) -> Flask:
     for check, state in (("PING", "ok"), ("SSH", "critical")):
-        push_event(real_r, {"type": "service", "entity": "www.example.com", "check": check, "state": state})
+        push_event(real_s, {"type": "service", "entity": "www.example.com", "check": check, "state": state})
     Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
     return create_app(redis=real_r)
 

@@ -19,37 +19,37 @@ E = "www.example.com"
 
 
 @pytest.fixture
-def eid(send, real_r, clock):
+def eid(send, real_r, clock, real_s):
     send(E, "SSH", "critical", "down")
     send(E, "PING", "ok")
-    return entity_store.entity_id(real_r, E)
+    return entity_store.entity_id(real_s, E)
 
 
 def sm_body(start, duration=3600, summary="kernel"):
     return {"scheduled_maintenances": [{"start_time": iso(start), "duration": duration, "summary": summary}]}
 
 
-def test_schedule_on_entity_covers_current_checks(client, real_r, eid, clock):
+def test_schedule_on_entity_covers_current_checks(client, real_r, eid, clock, real_s):
     res = post(client, f"/api/scheduled_maintenances/entities/{eid}", sm_body(clock.now - 10))
     assert res.status_code == 204 and res.data == b""
     for check in ("PING", "SSH"):
-        assert store.list_windows(real_r, E, check, SCHEDULED) == [Window(clock.now - 10, 3600, "kernel")]
-        assert store.in_force(real_r, E, check, SCHEDULED) == clock.now - 10
-        assert store.remaining(real_r, E, check, SCHEDULED) == 3590
+        assert store.list_windows(real_s, E, check, SCHEDULED) == [Window(clock.now - 10, 3600, "kernel")]
+        assert store.in_force(real_s, E, check, SCHEDULED) == clock.now - 10
+        assert store.remaining(real_s, E, check, SCHEDULED) == 3590
 
 
-def test_schedule_same_start_replaces_and_delete(client, real_r, eid, clock):
+def test_schedule_same_start_replaces_and_delete(client, real_r, eid, clock, real_s):
     url = f"/api/scheduled_maintenances/checks/{E}:SSH"
     post(client, url, sm_body(clock.now + 100))
     post(client, url, {"scheduled_maintenances": [{"start_time": iso(clock.now + 100), "duration": "60"}]})
-    assert store.list_windows(real_r, E, "SSH", SCHEDULED) == [Window(clock.now + 100, 60, "")]
+    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == [Window(clock.now + 100, 60, "")]
     res = client.delete(f"{url}?start_time={iso(clock.now + 100)}")
     assert res.status_code == 204
-    assert store.list_windows(real_r, E, "SSH", SCHEDULED) == []
+    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == []
     post(client, url, sm_body(clock.now - 100))
     client.delete(f"{url}?start_time={iso(clock.now - 100)}")
-    assert store.list_windows(real_r, E, "SSH", SCHEDULED) == [Window(clock.now - 100, 100, "kernel")]
-    assert store.in_force(real_r, E, "SSH", SCHEDULED) is None
+    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == [Window(clock.now - 100, 100, "kernel")]
+    assert store.in_force(real_s, E, "SSH", SCHEDULED) is None
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -62,9 +62,9 @@ def test_schedule_same_start_replaces_and_delete(client, real_r, eid, clock):
     ({"scheduled_maintenances": [{"start_time": "2024-05-04T22:00:00Z", "duration": 0}]},
      "duration in seconds must be provided"),
 ])
-def test_schedule_validation(client, real_r, eid, body, message):
+def test_schedule_validation(client, real_r, eid, body, message, real_s):
     assert errors(post(client, f"/api/scheduled_maintenances/entities/{eid}", body), 403) == [message]
-    assert store.list_windows(real_r, E, "SSH", SCHEDULED) == []
+    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == []
 
 
 def test_not_found_and_malformed(client, eid, clock):
@@ -80,7 +80,7 @@ def test_not_found_and_malformed(client, eid, clock):
         "could not find entity 'nope'"]
 
 
-def test_acknowledge_queues_events_and_executive_applies(client, real_r, eid, drain, clock):
+def test_acknowledge_queues_events_and_executive_applies(client, real_r, eid, drain, clock, real_s):
     res = post(client, f"/api/unscheduled_maintenances/checks/{E}:SSH",
                {"unscheduled_maintenances": [{"duration": 600, "summary": "looking"}]})
     assert res.status_code == 204
@@ -88,14 +88,14 @@ def test_acknowledge_queues_events_and_executive_applies(client, real_r, eid, dr
         "type": "action", "state": "acknowledgement", "entity": E, "check": "SSH", "summary": "looking",
         "duration": 600, "time": clock.now}
     drain()
-    assert store.in_force(real_r, E, "SSH", UNSCHEDULED) == clock.now
+    assert store.in_force(real_s, E, "SSH", UNSCHEDULED) == clock.now
     client.post(f"/api/unscheduled_maintenances/entities/{eid}")
     events = [json.loads(e) for e in real_r.lrange(keys.events(), 0, -1)]
     assert [(e["check"], e["duration"], "summary" in e) for e in events] == [("SSH", 14400, False),
                                                                               ("PING", 14400, False)]
 
 
-def test_end_unscheduled(client, real_r, eid, drain, clock):
+def test_end_unscheduled(client, real_r, eid, drain, clock, real_s):
     post(client, f"/api/unscheduled_maintenances/checks/{E}:SSH", {})
     drain()
     start = clock.now
@@ -103,9 +103,9 @@ def test_end_unscheduled(client, real_r, eid, drain, clock):
     url = f"/api/unscheduled_maintenances/checks/{E}:SSH,{E}:PING"
     ops = [{"op": "replace", "path": "/unscheduled_maintenances/0/end_time", "value": iso(clock.now + 60)}]
     assert patch(client, url, ops).status_code == 204
-    assert store.in_force(real_r, E, "SSH", UNSCHEDULED) is None
-    assert store.list_windows(real_r, E, "SSH", UNSCHEDULED) == [Window(start, 360, "")]
-    assert store.list_windows(real_r, E, "PING", UNSCHEDULED) == []
+    assert store.in_force(real_s, E, "SSH", UNSCHEDULED) is None
+    assert store.list_windows(real_s, E, "SSH", UNSCHEDULED) == [Window(start, 360, "")]
+    assert store.list_windows(real_s, E, "PING", UNSCHEDULED) == []
     bad = [{"op": "replace", "path": "/unscheduled_maintenances/0/end_time", "value": "later"}]
     assert errors(patch(client, url, bad), 403) == ["end time must be provided"]
     assert errors(patch(client, url, {}), 400) == ["Invalid JSON-Patch request"]

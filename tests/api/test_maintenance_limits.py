@@ -12,6 +12,7 @@ import redis
 from flask.testing import FlaskClient
 
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 from web import create_app
 from web.api.maintenance import MAX_DURATION
@@ -22,8 +23,8 @@ URL = "/api/scheduled_maintenances/checks/www.example.com:SSH"
 
 
 @pytest.fixture
-def api(real_r: redis.Redis) -> FlaskClient:
-    push_event(real_r, {"type": "service", "entity": "www.example.com", "check": "SSH", "state": "critical"})
+def api(real_r: redis.Redis, real_s: StrRedis) -> FlaskClient:
+    push_event(real_s, {"type": "service", "entity": "www.example.com", "check": "SSH", "state": "critical"})
     Executive(real_r, CONFIG).drain()
     return create_app(redis=real_r, config=CONFIG).test_client()
 

@@ -36,22 +36,22 @@ def series_id(response) -> str:
     return response.headers["Location"].rsplit("/", 1)[1]
 
 
-def test_post_with_an_rrule_on_a_check_makes_a_series(client, real_r, clock):
+def test_post_with_an_rrule_on_a_check_makes_a_series(client, real_r, clock, real_s):
     res = post(client, f"/api/scheduled_maintenances/checks/{E}:SSH", recurring(id="patch-sunday"))
     assert res.status_code == 204 and res.headers["Location"].endswith("/api/maintenance_series/patch-sunday")
-    assert store.load_windows(real_r, E, "SSH", SCHEDULED) == {SUNDAYS[0]: 3600, SUNDAYS[1]: 3600}
+    assert store.load_windows(real_s, E, "SSH", SCHEDULED) == {SUNDAYS[0]: 3600, SUNDAYS[1]: 3600}
     [listed] = body_of(client.get("/api/maintenance_series/patch-sunday"))["maintenance_series"]
     assert listed["rrule"] == WEEKLY and listed["timezone"] == "Europe/Berlin" and listed["duration"] == 3600
     assert listed["next_occurrences"][:2] == ["2023-11-19T01:00:00Z", "2023-11-26T01:00:00Z"]
     assert listed["links"] == {"checks": [f"{E}:SSH"], "entities": [], "tags": []}
 
 
-def test_post_with_an_rrule_on_an_entity_covers_its_checks(client, real_r, send, clock):
+def test_post_with_an_rrule_on_an_entity_covers_its_checks(client, real_r, send, clock, real_s):
     send(E, "PING", "ok")
-    eid = entity_store.entity_id(real_r, E)
+    eid = entity_store.entity_id(real_s, E)
     assert post(client, f"/api/scheduled_maintenances/entities/{eid}", recurring()).status_code == 204
     for check in ("SSH", "PING"):
-        assert SUNDAYS[0] in store.load_windows(real_r, E, check, SCHEDULED)
+        assert SUNDAYS[0] in store.load_windows(real_s, E, check, SCHEDULED)
 
 
 @pytest.mark.parametrize(("over", "message"), [
@@ -60,30 +60,30 @@ def test_post_with_an_rrule_on_an_entity_covers_its_checks(client, real_r, send,
     ({"duration": "a while"}, "duration: could not read the duration 'a while'"),
     ({"start_time": "01/02/2024"}, "ambiguous"),
 ])
-def test_bad_series_are_refused_like_other_scheduled_maintenance(client, real_r, clock, over, message):
+def test_bad_series_are_refused_like_other_scheduled_maintenance(client, real_r, clock, over, message, real_s):
     res = post(client, f"/api/scheduled_maintenances/checks/{E}:SSH", recurring(**over))
     assert any(message in m for m in errors(res, 403))
-    assert store.load_windows(real_r, E, "SSH", SCHEDULED) == {}
+    assert store.load_windows(real_s, E, "SSH", SCHEDULED) == {}
 
 
-def test_series_resource_with_tags_patch_and_delete(client, real_r, clock):
+def test_series_resource_with_tags_patch_and_delete(client, real_r, clock, real_s):
     real_r.sadd("check_tag:db", f"{E}:MYSQL")
     body = {"maintenance_series": [{"id": "db", "rrule": "FREQ=DAILY;BYHOUR=3;BYMINUTE=0", "duration": 600,
                                     "links": {"tags": ["db"]}}]}
     res = post(client, "/api/maintenance_series", body)
     assert res.status_code == 201 and body_of(res) == ["db"]
-    daily = store.load_windows(real_r, E, "MYSQL", SCHEDULED)
+    daily = store.load_windows(real_s, E, "MYSQL", SCHEDULED)
     assert len(daily) == 14 and set(daily.values()) == {600}
     ops = [{"op": "replace", "path": "/maintenance_series/0/duration", "value": "20m"},
            {"op": "add", "path": "/maintenance_series/0/links/checks", "value": f"{E}:SSH"}]
     assert patch(client, "/api/maintenance_series/db", ops).status_code == 204
-    assert set(store.load_windows(real_r, E, "MYSQL", SCHEDULED).values()) == {1200}
-    assert len(store.load_windows(real_r, E, "SSH", SCHEDULED)) == 14
+    assert set(store.load_windows(real_s, E, "MYSQL", SCHEDULED).values()) == {1200}
+    assert len(store.load_windows(real_s, E, "SSH", SCHEDULED)) == 14
     bad = patch(client, "/api/maintenance_series/db", [{"op": "replace", "path": "/maintenance_series/0/rrule",
                                                         "value": "FREQ=NEVER"}])
     assert errors(bad, 422)
     assert client.delete("/api/maintenance_series/db").status_code == 204
-    assert store.load_windows(real_r, E, "MYSQL", SCHEDULED) == {}  # all of them were still to come
+    assert store.load_windows(real_s, E, "MYSQL", SCHEDULED) == {}  # all of them were still to come
     assert body_of(client.get("/api/maintenance_series"))["maintenance_series"] == []
     assert errors(client.get("/api/maintenance_series/db"), 404) == ["could not find maintenance_series 'db'"]
 

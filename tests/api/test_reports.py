@@ -14,7 +14,7 @@ E = "www.example.com"
 
 
 @pytest.fixture
-def history(send, client, real_r, clock):
+def history(send, client, real_r, clock, real_s):
     """SSH: ok at T, critical at T+100 ('refused'), critical at T+200 (still), ok at T+700; PING ok at T."""
     t = clock.now
     send(E, "SSH", "ok", "fine")
@@ -25,7 +25,7 @@ def history(send, client, real_r, clock):
     send(E, "SSH", "critical", "still")
     clock.advance(500)
     send(E, "SSH", "ok", "fine")
-    eid = entity_store.entity_id(real_r, E)
+    eid = entity_store.entity_id(real_s, E)
     body = {"scheduled_maintenances": [{"start_time": iso(t + 300), "duration": 100, "summary": "patch"}]}
     assert post(client, f"/api/scheduled_maintenances/checks/{E}:SSH", body).status_code == 204
     return t, eid

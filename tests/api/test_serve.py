@@ -20,6 +20,7 @@ import yaml
 
 from flapjack_py.config import load_config
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 from web.serve import make_server
 
@@ -94,9 +95,9 @@ def test_flapjack_web_serves_the_api_with_waitress(web_process: tuple[str, subpr
 
 
 def test_encoded_check_ids_route_over_real_http(web_process: tuple[str, subprocess.Popen[bytes]],
-                                                real_r: redis.Redis) -> None:
+                                                real_r: redis.Redis, real_s: StrRedis) -> None:
     base, _ = web_process
-    push_event(real_r, {"type": "service", "entity": "db.example.com", "check": "Disk / 100%", "state": "ok"})
+    push_event(real_s, {"type": "service", "entity": "db.example.com", "check": "Disk / 100%", "state": "ok"})
     Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
     status, _, body = fetch(base + "/api/checks/db.example.com:Disk%20%2F%20100%25", {"Authorization": "Bearer tok-1"})
     assert status == 200

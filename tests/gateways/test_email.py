@@ -52,7 +52,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
-def test_alert_subject_and_both_parts(kind, config, enqueue, burst, smtp_server, real_r):
+def test_alert_subject_and_both_parts(kind, config, enqueue, burst, smtp_server, real_r, real_s):
     over, subject, text = CASES[kind]
     alert = enqueue(config, **over)
     assert burst("email", config) == 0
@@ -65,7 +65,7 @@ def test_alert_subject_and_both_parts(kind, config, enqueue, burst, smtp_server,
     assert got_text == text
     assert "<td><strong>Entity</strong></td><td>foo</td>" in html
     assert f"<td>{over.get('summary', '100% packet loss')}</td>" in html
-    record = status_of(real_r, alert["id"])
+    record = status_of(real_s, alert["id"])
     assert record["status"] == "delivered"
     assert int(record["delivered_at"]) > 0
 
@@ -95,16 +95,16 @@ def test_rollup_subject_and_both_parts(rollup, config, enqueue, burst, smtp_serv
     assert "<tr><td>disk</td><td>bar</td><td>Warning</td><td>1 min 0 secs</td><td>90%</td></tr>" in html
 
 
-def test_permanent_5xx_fails_with_reason(config, enqueue, burst, smtp_server, real_r):
+def test_permanent_5xx_fails_with_reason(config, enqueue, burst, smtp_server, real_r, real_s):
     smtp_server.mailbox.reply = "554 5.7.1 Message rejected"
     alert = enqueue(config)
     burst("email", config)
-    record = status_of(real_r, alert["id"])
+    record = status_of(real_s, alert["id"])
     assert record["status"] == "failed"
     assert "554" in record["error"] and "Message rejected" in record["error"]
 
 
-def test_server_down_then_back_delivers_each_alert_once(redis_server, enqueue, burst, real_r):
+def test_server_down_then_back_delivers_each_alert_once(redis_server, enqueue, burst, real_r, real_s):
     server = SmtpServer()
     config = gateway_config(redis_server.url, "email", retries=5, retry_intervals=[1],
                             smtp_config={"host": "127.0.0.1", "port": server.port})
@@ -116,18 +116,18 @@ def test_server_down_then_back_delivers_each_alert_once(redis_server, enqueue, b
     finally:
         starter.join()
         server.stop()
-    assert [status_of(real_r, a["id"])["status"] for a in alerts] == ["delivered"] * 5
+    assert [status_of(real_s, a["id"])["status"] for a in alerts] == ["delivered"] * 5
     ids = sorted(m["Message-ID"] for m in server.messages)
     assert len(ids) == 5 and len(set(ids)) == 5
 
 
-def test_failed_after_last_try_records_reason_without_password(redis_server, enqueue, burst, real_r):
+def test_failed_after_last_try_records_reason_without_password(redis_server, enqueue, burst, real_r, real_s):
     config = gateway_config(redis_server.url, "email", retries=1, retry_intervals=[0],
                             smtp_config={"host": "127.0.0.1", "port": 1, "auth": {"username": "u",
                                                                                  "password": "s3cr3t-pw"}})
     alert = enqueue(config)
     burst("email", config)
-    record = status_of(real_r, alert["id"])
+    record = status_of(real_s, alert["id"])
     assert record["status"] == "failed"
     assert "ConnectionRefusedError" in record["error"] and "s3cr3t-pw" not in record["error"]
 
@@ -141,7 +141,7 @@ def tls_files(tmp_path: Path):
     return cert, key
 
 
-def test_starttls_and_auth(redis_server, enqueue, burst, real_r, tls_files):
+def test_starttls_and_auth(redis_server, enqueue, burst, real_r, tls_files, real_s):
     cert, key = tls_files
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
@@ -167,7 +167,7 @@ def test_starttls_and_auth(redis_server, enqueue, burst, real_r, tls_files):
         burst("email", bad)
     finally:
         server.stop()
-    assert status_of(real_r, alert["id"])["status"] == "delivered"
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
     assert len(server.messages) == 1 and logins[0] == (b"fj", b"pw-123")
-    record = status_of(real_r, refused["id"])
+    record = status_of(real_s, refused["id"])
     assert record["status"] == "failed" and "535" in record["error"] and "wrong-pw" not in record["error"]

@@ -19,22 +19,22 @@ from flapjack_py.store.events import push_event
 from .conftest import status_of
 
 
-def test_event_to_mailbox(tmp_path, redis_server, smtp_server, real_r):
+def test_event_to_mailbox(tmp_path, redis_server, smtp_server, real_r, real_s):
     cfg = {"redis": {"url": redis_server.url},
            "executive": {"new_check_scheduled_maintenance_duration": 0, "initial_failure_delay": 0},
            "gateways": {"email": {"enabled": True, "retry_intervals": [0],
                                   "smtp_config": {"host": "127.0.0.1", "port": smtp_server.port,
                                                   "from": "flapjack@example.net"}}}}
-    contact_store.create_contact(real_r, {"id": "c1", "first_name": "Ada", "last_name": "L", "email": "a@x"})
-    media_store.set_medium(real_r, "c1", "email", "ada@example.com", 60)
+    contact_store.create_contact(real_s, {"id": "c1", "first_name": "Ada", "last_name": "L", "email": "a@x"})
+    media_store.set_medium(real_s, "c1", "email", "ada@example.com", 60)
     real_r.hset(keys.entity_ids_by_name(), "foo", "e1")
     real_r.hset(keys.entity_names_by_id(), "e1", "foo")
     real_r.sadd(keys.contacts_for("e1"), "c1")
-    push_event(real_r, {"type": "service", "state": "critical", "entity": "foo", "check": "ping",
+    push_event(real_s, {"type": "service", "state": "critical", "entity": "foo", "check": "ping",
                         "summary": "100% packet loss", "time": int(time.time())})
     Executive(real_r, cfg).drain()
-    [alert_id] = alert_store.alert_ids(real_r, keys.alerts())
-    assert status_of(real_r, alert_id)["status"] == "queued"
+    [alert_id] = alert_store.alert_ids(real_s, keys.alerts())
+    assert status_of(real_s, alert_id)["status"] == "queued"
 
     config_path = tmp_path / "flapjack.yml"
     config_path.write_text(yaml.safe_dump(cfg))
@@ -47,7 +47,7 @@ def test_event_to_mailbox(tmp_path, redis_server, smtp_server, real_r):
     assert msg["Subject"] == "Problem: 'ping' on foo is Critical"
     assert msg["To"] == "ada@example.com"
     assert msg["Message-ID"].startswith(f"<{alert_id}@")
-    assert status_of(real_r, alert_id)["status"] == "delivered"
+    assert status_of(real_s, alert_id)["status"] == "delivered"
 
 
 def test_gateway_command_names_the_missing_key(tmp_path, redis_server):

@@ -19,7 +19,7 @@ def only_request(httpserver):
     return request
 
 
-def test_messagenet_fields_and_truncation(redis_server, httpserver, enqueue, burst, real_r):
+def test_messagenet_fields_and_truncation(redis_server, httpserver, enqueue, burst, real_r, real_s):
     httpserver.expect_request("/lodge", method="GET").respond_with_data("ok")
     config = gateway_config(redis_server.url, "sms", endpoint=httpserver.url_for("/lodge"),
                             username="fjuser", password="pw-sms-1")
@@ -29,10 +29,10 @@ def test_messagenet_fields_and_truncation(redis_server, httpserver, enqueue, bur
     assert (args["Username"], args["Pwd"], args["PhoneNumber"]) == ("fjuser", "pw-sms-1", "+61400000000")
     assert len(args["PhoneMessage"]) == 159 and args["PhoneMessage"].endswith("...")
     assert args["PhoneMessage"].startswith("Problem: 'ping' on foo is Critical at ")
-    assert status_of(real_r, alert["id"])["status"] == "delivered"
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
 
 
-def test_twilio_fields_auth_and_truncation(redis_server, httpserver, enqueue, burst, real_r):
+def test_twilio_fields_auth_and_truncation(redis_server, httpserver, enqueue, burst, real_r, real_s):
     httpserver.expect_request("/Accounts/AC1/Messages.json", method="POST").respond_with_json({"sid": "SM1"},
                                                                                               status=201)
     config = gateway_config(redis_server.url, "sms_twilio", account_sid="AC1", auth_token="tw-token-1",
@@ -43,20 +43,20 @@ def test_twilio_fields_auth_and_truncation(redis_server, httpserver, enqueue, bu
     assert request.headers["Authorization"] == "Basic " + base64.b64encode(b"AC1:tw-token-1").decode()
     assert (request.form["To"], request.form["From"]) == ("+15551111", "+15550000")
     assert len(request.form["Body"]) == 159
-    assert status_of(real_r, alert["id"])["status"] == "delivered"
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
 
 
-def test_twilio_unauthorised_fails_without_leaking_token(redis_server, httpserver, enqueue, burst, real_r):
+def test_twilio_unauthorised_fails_without_leaking_token(redis_server, httpserver, enqueue, burst, real_r, real_s):
     httpserver.expect_request("/m").respond_with_data("bad credentials tw-token-1", status=401)
     config = gateway_config(redis_server.url, "sms_twilio", account_sid="AC1", auth_token="tw-token-1",
                             endpoint=httpserver.url_for("/m"), **{"from": "+1"})
     alert = enqueue(config, media="sms_twilio", address="+2")
     burst("sms_twilio", config)
-    record = status_of(real_r, alert["id"])
+    record = status_of(real_s, alert["id"])
     assert record["status"] == "failed" and "HTTP 401" in record["error"] and "tw-token-1" not in record["error"]
 
 
-def test_nexmo_fields_and_status(redis_server, httpserver, enqueue, burst, real_r):
+def test_nexmo_fields_and_status(redis_server, httpserver, enqueue, burst, real_r, real_s):
     httpserver.expect_request("/sms/json", method="POST").respond_with_json(
         {"message-count": "1", "messages": [{"status": "0"}]})
     config = gateway_config(redis_server.url, "sms_nexmo", api_key="nk", secret="nexmo-secret",
@@ -67,22 +67,22 @@ def test_nexmo_fields_and_status(redis_server, httpserver, enqueue, burst, real_
     assert (form["api_key"], form["api_secret"], form["from"], form["to"]) == (
         "nk", "nexmo-secret", "Flapjack", "447700900000")
     assert len(form["text"]) == 159
-    assert status_of(real_r, alert["id"])["status"] == "delivered"
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
 
 
-def test_nexmo_rejection_fails(redis_server, httpserver, enqueue, burst, real_r):
+def test_nexmo_rejection_fails(redis_server, httpserver, enqueue, burst, real_r, real_s):
     httpserver.expect_request("/sms/json").respond_with_json(
         {"messages": [{"status": "6", "error-text": "Unroutable message"}]})
     config = gateway_config(redis_server.url, "sms_nexmo", api_key="nk", secret="nexmo-secret",
                             endpoint=httpserver.url_for("/sms/json"), **{"from": "F"})
     alert = enqueue(config, media="sms_nexmo", address="1")
     burst("sms_nexmo", config)
-    record = status_of(real_r, alert["id"])
+    record = status_of(real_s, alert["id"])
     assert record["status"] == "failed" and "Unroutable" in record["error"]
 
 
 @pytest.mark.parametrize("address, channel", [("ops", "#ops"), ("#", "#general")])
-def test_slack_payload_without_truncation(address, channel, redis_server, httpserver, enqueue, burst, real_r):
+def test_slack_payload_without_truncation(address, channel, redis_server, httpserver, enqueue, burst, real_r, real_s):
     httpserver.expect_request("/hook", method="POST").respond_with_data("ok")
     config = gateway_config(redis_server.url, "slack", endpoint=httpserver.url_for("/hook"), account_sid="fjbot")
     alert = enqueue(config, media="slack", address=address, summary=LONG)
@@ -90,7 +90,7 @@ def test_slack_payload_without_truncation(address, channel, redis_server, httpse
     payload = json.loads(only_request(httpserver).form["payload"])
     assert payload == {"channel": channel, "username": "fjbot", "icon_emoji": ":ghost:", "text": alert["body"]}
     assert len(payload["text"]) > 300
-    assert status_of(real_r, alert["id"])["status"] == "delivered"
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def moto_url():
     server.stop()
 
 
-def test_sns_publishes_subject_and_text(moto_url, redis_server, enqueue, burst, real_r):
+def test_sns_publishes_subject_and_text(moto_url, redis_server, enqueue, burst, real_r, real_s):
     aws = {"region_name": "us-east-1", "aws_access_key_id": "AKIDTEST", "aws_secret_access_key": "sns-secret-1",
            "endpoint_url": moto_url}
     sns, sqs = boto3.client("sns", **aws), boto3.client("sqs", **aws)
@@ -119,10 +119,10 @@ def test_sns_publishes_subject_and_text(moto_url, redis_server, enqueue, burst, 
     assert len(note["Subject"]) == 100 and note["Subject"].endswith("...")
     assert note["Subject"].startswith(f"Problem: '{check}"[:50])
     assert note["Message"] == alert["body"]
-    assert status_of(real_r, alert["id"])["status"] == "delivered"
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
 
 
-def test_apprise_json_url(redis_server, httpserver, enqueue, burst, real_r):
+def test_apprise_json_url(redis_server, httpserver, enqueue, burst, real_r, real_s):
     httpserver.expect_request("/notify", method="POST").respond_with_data("ok")
     config = gateway_config(redis_server.url, "apprise")
     url = httpserver.url_for("/notify").replace("http://", "json://")
@@ -131,4 +131,4 @@ def test_apprise_json_url(redis_server, httpserver, enqueue, burst, real_r):
     body = json.loads(only_request(httpserver).get_data())
     assert body["title"] == "Problem: 'ping' on foo is Critical"
     assert body["message"] == alert["body"]
-    assert status_of(real_r, alert["id"])["status"] == "delivered"
+    assert status_of(real_s, alert["id"])["status"] == "delivered"

@@ -41,7 +41,7 @@ def started_job_ids(client) -> list[str]:
 
 @pytest.mark.parametrize("retries, final", [(2, "delivered"), (0, "failed")])
 def test_sigkill_mid_delivery_leaves_no_alert_queued(retries, final, tmp_path, redis_server, smtp_server, enqueue,
-                                                     burst, real_r):
+                                                     burst, real_r, real_s):
     config = gateway_config(redis_server.url, "email", retries=retries,
                             smtp_config={"host": "127.0.0.1", "port": smtp_server.port})
     smtp_server.mailbox.delay = 5.0  # the SMTP server sits on DATA: the worker is mid-send
@@ -52,10 +52,10 @@ def test_sigkill_mid_delivery_leaves_no_alert_queued(retries, final, tmp_path, r
     finally:
         worker.send_signal(signal.SIGKILL)
         worker.wait()
-    assert status_of(real_r, alert["id"])["status"] == "queued"
+    assert status_of(real_s, alert["id"])["status"] == "queued"
     smtp_server.mailbox.delay = 0
     burst("email", config)
-    record = status_of(real_r, alert["id"])
+    record = status_of(real_s, alert["id"])
     assert record["status"] == final
     if final == "failed":
         assert record["error"] == "worker died while delivering"
@@ -70,7 +70,7 @@ def gateway_worker_pid(client) -> int | None:
 
 
 def test_server_restarts_a_killed_gateway_which_then_delivers(tmp_path, redis_server, smtp_server, enqueue,
-                                                            real_r):
+                                                            real_r, real_s):
     config_path = write_config(tmp_path, redis_server.url, smtp_server.port)
     config = gateway_config(redis_server.url, "email", smtp_config={"host": "127.0.0.1", "port": smtp_server.port})
     server = start(["server"], config_path)
@@ -78,7 +78,7 @@ def test_server_restarts_a_killed_gateway_which_then_delivers(tmp_path, redis_se
         first = wait_for(lambda: gateway_worker_pid(real_r), timeout=30)
         os.kill(first, signal.SIGKILL)
         alert = enqueue(config)
-        wait_for(lambda: status_of(real_r, alert["id"]).get("status") == "delivered", timeout=30)
+        wait_for(lambda: status_of(real_s, alert["id"]).get("status") == "delivered", timeout=30)
         second = gateway_worker_pid(real_r)
         assert second and second != first
         assert len(smtp_server.messages) == 1

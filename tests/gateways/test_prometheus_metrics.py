@@ -47,20 +47,20 @@ def config_for(redis_server, smtp_server) -> dict:
                                                    "from": "flapjack@example.net"}}}}
 
 
-def test_counters_follow_events_and_deliveries(redis_server, smtp_server, real_r, burst):
+def test_counters_follow_events_and_deliveries(redis_server, smtp_server, real_r, burst, real_s):
     cfg = config_for(redis_server, smtp_server)
     app = create_app(redis=real_r, config=cfg)
     before = scrape(app)
     assert before[("flapjack_events_processed_total", ())] == 0
-    contact_store.create_contact(real_r, {"id": "c1", "first_name": "Ada", "last_name": "L"})
-    media_store.set_medium(real_r, "c1", "email", "ada@example.com", 0)
+    contact_store.create_contact(real_s, {"id": "c1", "first_name": "Ada", "last_name": "L"})
+    media_store.set_medium(real_s, "c1", "email", "ada@example.com", 0)
     real_r.hset(keys.entity_ids_by_name(), "web-1", "e1")
     real_r.hset(keys.entity_names_by_id(), "e1", "web-1")
     real_r.sadd(keys.contacts_for("e1"), "c1")
     stream = [("web-1", "http", "critical"), ("web-1", "disk", "ok"), ("web-1", "load", "warning"),
               ("web-1", "http", "ok")]
     for entity, check, state in stream:
-        push_event(real_r, {"type": "service", "entity": entity, "check": check, "state": state,
+        push_event(real_s, {"type": "service", "entity": entity, "check": check, "state": state,
                             "time": int(time.time())})
     real_r.lpush(keys.events(), b"{not json")
     Executive(real_r, cfg).drain()
@@ -90,17 +90,17 @@ def test_counters_follow_events_and_deliveries(redis_server, smtp_server, real_r
     assert delivered[("flapjack_gateway_failed_jobs", (("medium", "email"),))] == 0
 
 
-def test_oldest_queued_age_and_queue_length(real_r):
+def test_oldest_queued_age_and_queue_length(real_r, real_s):
     app = create_app(redis=real_r)
-    push_event(real_r, {"type": "service", "entity": "a", "check": "b", "state": "ok", "time": int(time.time()) - 120})
-    push_event(real_r, {"type": "service", "entity": "a", "check": "b", "state": "ok", "time": int(time.time())})
+    push_event(real_s, {"type": "service", "entity": "a", "check": "b", "state": "ok", "time": int(time.time()) - 120})
+    push_event(real_s, {"type": "service", "entity": "a", "check": "b", "state": "ok", "time": int(time.time())})
     samples = scrape(app)
     assert samples[("flapjack_events_queue_length", ())] == 2
     assert 119 <= samples[("flapjack_events_oldest_queued_age_seconds", ())] <= 130
 
 
-def test_receiver_counters(real_r):
-    push_batch(real_r, "nagios", ['{"n": 1}'], {"read": 4, "pushed": 1, "rejected": 3, "rejected:timestamp": 3},
+def test_receiver_counters(real_r, real_s):
+    push_batch(real_s, "nagios", ['{"n": 1}'], {"read": 4, "pushed": 1, "rejected": 3, "rejected:timestamp": 3},
                time.time())
     samples = scrape(create_app(redis=real_r))
     assert samples[("flapjack_receiver_lines_read_total", (("receiver", "nagios"),))] == 4
@@ -108,7 +108,7 @@ def test_receiver_counters(real_r):
     assert samples[("flapjack_receiver_lines_rejected_total", (("reason", "timestamp"), ("receiver", "nagios")))] == 3
 
 
-def test_executive_serves_metrics_on_its_own_port(tmp_path, redis_server, real_r):
+def test_executive_serves_metrics_on_its_own_port(tmp_path, redis_server, real_r, real_s):
     port = free_port()
     config_path = tmp_path / "flapjack.yml"
     config_path.write_text(yaml.safe_dump({"redis": {"url": redis_server.url}}))
@@ -116,7 +116,7 @@ def test_executive_serves_metrics_on_its_own_port(tmp_path, redis_server, real_r
                              "executive", "--metrics-port", str(port)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        push_event(real_r, {"type": "service", "entity": "a", "check": "b", "state": "ok"})
+        push_event(real_s, {"type": "service", "entity": "a", "check": "b", "state": "ok"})
         deadline, body = time.monotonic() + 20, ""
         while time.monotonic() < deadline and "flapjack_events_processed_total 1.0" not in body:
             try:

@@ -15,6 +15,7 @@ from flapjack_py.config import load_config
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store.client import StrRedis
 from gateways.worker import run_gateway
 
 from .conftest import SmtpServer
@@ -40,11 +41,11 @@ def push_all(r: redis.Redis, state: str) -> None:
 
 
 def test_a_storm_alerts_every_contact_medium_once_and_workers_deliver_it(
-        redis_server: EmbeddedRedis, real_r: redis.Redis, smtp_server: SmtpServer, httpserver) -> None:  # type: ignore[no-untyped-def]
+        redis_server: EmbeddedRedis, real_r: redis.Redis, smtp_server: SmtpServer, httpserver, real_s: StrRedis) -> None:  # type: ignore[no-untyped-def]
     httpserver.expect_request("/lodge").respond_with_data("ok")
     config = storm_config(redis_server, smtp_server.port, httpserver.url_for("/lodge"))
     for cid in CONTACTS:
-        contact_store.create_contact(real_r, {"id": cid, "first_name": cid.title(),
+        contact_store.create_contact(real_s, {"id": cid, "first_name": cid.title(),
                                               "media": {"email": f"{cid}@example.com", "sms": f"+61{len(cid)}"}})
         real_r.sadd("contacts_for:ALL", cid)
     executive = Executive(real_r, config)

@@ -18,6 +18,7 @@ from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.health import check_health
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import media as media_store
+from flapjack_py.store.client import StrRedis
 
 from .conftest import SmtpServer, wait_for
 
@@ -43,21 +44,21 @@ def subjects(smtp: SmtpServer) -> list[str]:
 
 
 def test_two_gateway_watchdogs_send_one_down_and_one_back(tmp_path: Path, redis_server: EmbeddedRedis,
-                                                          real_r: redis.Redis, smtp_server: SmtpServer) -> None:
+                                                          real_r: redis.Redis, smtp_server: SmtpServer, real_s: StrRedis) -> None:
     config_path = tmp_path / "flapjack.yml"
     config_path.write_text(yaml.safe_dump({
         "redis": {"url": redis_server.url},
         "gateways": {"email": {"enabled": True, "smtp_config": {"host": "127.0.0.1", "port": smtp_server.port}}},
         "watchdog": {"heartbeat_timeout": 10, "after": 2, "interval": 1, "contacts": ["ops"]}}))
-    contact_store.create_contact(real_r, {"id": "ops", "first_name": "Ops", "last_name": "Team"})
-    media_store.set_medium(real_r, "ops", "email", "ops@example.com")
+    contact_store.create_contact(real_s, {"id": "ops", "first_name": "Ops", "last_name": "Team"})
+    media_store.set_medium(real_s, "ops", "email", "ops@example.com")
     config = read_config_file(config_path)
     executive = start(["executive"], config_path)
     gateways: list[subprocess.Popen[bytes]] = []
     try:
-        wait_for(lambda: check_health(real_r, config, int(time.time())).executives, 30, "the executive beats")
+        wait_for(lambda: check_health(real_s, config, int(time.time())).executives, 30, "the executive beats")
         gateways += [start(["gateway", "email"], config_path) for _ in range(2)]
-        wait_for(lambda: check_health(real_r, config, int(time.time())).gateways["email"]["workers"] == 2, 30,
+        wait_for(lambda: check_health(real_s, config, int(time.time())).gateways["email"]["workers"] == 2, 30,
                  "both email workers beat")
         time.sleep(3)  # a few rounds of both watchdogs: all is well, nobody is paged
         assert subjects(smtp_server) == []

@@ -12,6 +12,7 @@ from typing import Any
 
 import redis
 
+from flapjack_py.connection import clients_for
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
@@ -41,11 +42,12 @@ class World:
     """Contacts, entities and an Executive on one real Redis, with time moved by the `clock` fixture."""
 
     def __init__(self, client: redis.Redis, clock: Any, **config: Any) -> None:
-        self.r = client
+        clients = clients_for(client)  # this test world's composition: `r` bytes, `s` str (what store/ takes)
+        self.r, self.s = client, clients.text
         self.clock = clock
         executive = {"new_check_scheduled_maintenance_duration": 0, **config.pop("executive", {})}
         self.config = {"executive": executive, **config}
-        self.executive = Executive(client, self.config)
+        self.executive = Executive(clients, self.config)
         self._seen: set[str] = set()
 
     # --- set-up ----------------------------------------------------------
@@ -54,16 +56,16 @@ class World:
                 rules: list[dict[str, Any]] | None = None, entities: tuple[str, ...] = (ENTITY,)) -> None:
         """A contact with `media` ({medium: address or {address, interval, rollup_threshold}}) registered for
         `entities`; `rules` replaces its automatic general rule when given."""
-        contact_store.create_contact(self.r, {"id": cid, "first_name": cid.title(), "last_name": "Test",
+        contact_store.create_contact(self.s, {"id": cid, "first_name": cid.title(), "last_name": "Test",
                                               "timezone": timezone, "media": media})
         if rules is not None:
-            for rule_id in rule_store.rule_ids(self.r, cid):
-                rule_store.delete_rule(self.r, rule_id)
+            for rule_id in rule_store.rule_ids(self.s, cid):
+                rule_store.delete_rule(self.s, rule_id)
             for i, fields in enumerate(rules):
                 self.raw_rule(cid, f"{cid}-rule-{i}", fields)
         for name in entities:
             self.entity(name)
-            entity_store.add_entity_contacts(self.r, f"id-{name}", [cid])
+            entity_store.add_entity_contacts(self.s, f"id-{name}", [cid])
 
     def raw_rule(self, cid: str, rule_id: str, fields: dict[str, Any]) -> None:
         """Store a rule hash as the API would (lists as JSON, booleans 'true'/'false')."""
@@ -78,8 +80,8 @@ class World:
 
     def entity(self, name: str) -> None:
         """Make sure entity `name` exists with id `id-<name>`."""
-        if entity_store.entity_name(self.r, f"id-{name}") is None:
-            entity_store.save_entity(self.r, f"id-{name}", name)
+        if entity_store.entity_name(self.s, f"id-{name}") is None:
+            entity_store.save_entity(self.s, f"id-{name}", name)
 
     # --- events and time ---------------------------------------------------
 

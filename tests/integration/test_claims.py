@@ -12,6 +12,7 @@ import pytest
 import redis
 
 from flapjack_py import keys
+from flapjack_py.connection import clients_for
 from flapjack_py.events import parse_event
 from flapjack_py.store.events import TAKE_CHUNK, EventQueue
 
@@ -19,7 +20,8 @@ pytestmark = pytest.mark.real
 
 
 def queue(client: redis.Redis, pid: int) -> EventQueue:
-    return EventQueue(client, "events", "host", pid)
+    """An EventQueue as executive `host:pid` composes it: str client for its bookkeeping, bytes for the events."""
+    return EventQueue(clients_for(client).text, client, "events", "host", pid)
 
 
 def ev(check: str, entity: str = "web", state: str = "ok") -> str:

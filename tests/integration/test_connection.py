@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from flapjack_py.config import load_config
-from flapjack_py.connection import open_redis
+from flapjack_py.connection import open_clients
 from flapjack_py.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.real
@@ -17,19 +17,19 @@ pytestmark = pytest.mark.real
 def test_configured_server_without_persistence_is_warned_about(redis_server: EmbeddedRedis,
                                                                caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
-    client, embedded = open_redis(load_config({"redis": {"url": redis_server.url}}))
-    assert embedded is None and client.ping()
+    clients, embedded = open_clients(load_config({"redis": {"url": redis_server.url}}))
+    assert embedded is None and clients.text.ping() and clients.raw.ping()
     assert "persistence off" in caplog.text
 
 
 def test_no_url_starts_a_persistent_embedded_server(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
-    client, embedded = open_redis(load_config({"redis": {"data_dir": str(tmp_path)}}))
+    clients, embedded = open_clients(load_config({"redis": {"data_dir": str(tmp_path)}}))
     try:
         assert embedded is not None
-        client.lpush("events", "x")
-        conf = client.config_get("appendonly")
-        assert (conf.get("appendonly") or conf.get(b"appendonly")) in ("yes", b"yes")
+        clients.raw.lpush("events", "x")
+        assert clients.text.config_get("appendonly")["appendonly"] == "yes"
+        assert clients.text.get_encoder().decode_responses and not clients.raw.get_encoder().decode_responses
         assert "persistence off" not in caplog.text
     finally:
         embedded.stop()
@@ -40,12 +40,13 @@ def test_no_url_starts_a_persistent_embedded_server(tmp_path: Path, caplog: pyte
 
 def test_a_second_process_shares_the_running_embedded_server(tmp_path: Path) -> None:
     config = load_config({"redis": {"data_dir": str(tmp_path)}})
-    first, owner = open_redis(config)
+    first, owner = open_clients(config)
     try:
-        second, embedded = open_redis(config)
+        second, embedded = open_clients(config)
         assert embedded is None  # not started again, so the second user never stops it
-        second.set("shared", "1")
-        assert first.get("shared") == b"1"
+        second.text.set("shared", "1")
+        assert first.raw.get("shared") == b"1"
+        assert first.text.get("shared") == "1"
     finally:
         assert owner is not None
         owner.stop()

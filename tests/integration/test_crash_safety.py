@@ -19,6 +19,7 @@ from flapjack_py import keys
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store.client import StrRedis
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -91,7 +92,7 @@ def test_events_taken_back_from_a_stalled_executive_are_applied_once(real_r: red
     real_r.lpush("events", *(json.dumps(e) for e in stream))
     stalled = Executive(real_r, CONFIG)
     other = Executive(real_r, CONFIG)
-    other.queue = other.queue.__class__(real_r, "events", "other-host", 4242)
+    other.queue = other.queue.__class__(other.client, other.raw, "events", "other-host", 4242)
     load = stalled._load_batch
 
     def stall_then_load(events: list, counter: int) -> object:
@@ -207,12 +208,12 @@ def alert_records(client: redis.Redis) -> list[dict[str, str]]:
 
 @pytest.mark.timeout(300)
 def test_sigkill_during_a_storm_loses_no_event_and_repeats_no_alert(redis_server: EmbeddedRedis,
-                                                                    real_r: redis.Redis, tmp_path: Path) -> None:
+                                                                    real_r: redis.Redis, tmp_path: Path, real_s: StrRedis) -> None:
     """Which notifications a stream makes depends on how its events fall into seconds, so this checks what
     must hold whatever the timing: each notification alerts every contact medium once or (held back by the
     interval) not at all, recoveries always, and every queued alert record has exactly one rq job."""
     stream = storm_stream(3000)
-    add_storm_contacts(real_r)
+    add_storm_contacts(real_s)
     real_r.lpush("events", *(json.dumps(e) for e in stream))
     config_file = tmp_path / "flapjack.yml"
     config_file.write_text(json.dumps(STORM_CONFIG))
@@ -239,7 +240,7 @@ def test_sigkill_during_a_storm_loses_no_event_and_repeats_no_alert(redis_server
 
 
 def test_a_poison_event_in_a_storm_is_rejected_and_the_rest_alerted(real_r: redis.Redis,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                      monkeypatch: pytest.MonkeyPatch, real_s: StrRedis) -> None:
     import flapjack_py.executive as executive_module
 
     original = executive_module.check_store.write_notification
@@ -250,7 +251,7 @@ def test_a_poison_event_in_a_storm_is_rejected_and_the_rest_alerted(real_r: redi
             pipe.set("unstorable", object())  # the client refuses to pack it at EXEC time
 
     monkeypatch.setattr(executive_module.check_store, "write_notification", refused_for_poison)
-    add_storm_contacts(real_r)
+    add_storm_contacts(real_s)
     for check in ("a", "poison", "b"):
         real_r.lpush("events", json.dumps({"type": "service", "state": "critical", "entity": "e", "check": check,
                                            "initial_failure_delay": 0}))

@@ -19,6 +19,7 @@ import redis
 
 from flapjack_py.executive import Executive
 from flapjack_py.store import maintenance
+from flapjack_py.store.client import StrRedis
 
 pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
 
@@ -40,7 +41,7 @@ def zset(client: redis.Redis, key: str) -> dict[bytes, int]:
 
 @pytest.fixture
 def scripted(real_r: redis.Redis, clock: Any, make_executive: Callable[..., Executive],
-             push: Callable[..., None]) -> redis.Redis:
+             push: Callable[..., None], real_s: StrRedis) -> redis.Redis:
     """Run the script below; return the client to inspect."""
     ex = make_executive(new_check_scheduled_maintenance_duration=0)
 
@@ -58,7 +59,7 @@ def scripted(real_r: redis.Redis, clock: Any, make_executive: Callable[..., Exec
     send(T0 + 40, entity=E, check=C, type="action", state="acknowledgement", summary="on it", duration=600)
     send(T0 + 50, entity=E, check=C, state="ok", summary="cleaned")  # recovery, ends the ack's maintenance
     send(T0 + 60, entity=E, check=C, type="action", state="test_notifications")
-    maintenance.create_scheduled(real_r, E, C, T0 + 100, 3600, "patching", clock.now)
+    maintenance.create_scheduled(real_s, E, C, T0 + 100, 3600, "patching", clock.now)
     send(T0 + 110, entity=E, check=C, state="ok", summary="fine")  # activates the window
     send(T0 + 120, entity=E2, check=C2, state="warning", summary="lagging")
     return real_r

@@ -22,7 +22,7 @@ EMAIL_SMS = {"email": "ada@example.com", "sms": "+61400000000"}
 
 def trace(world: World, check: str = CHECK) -> dict[str, Any]:
     """The newest trace entry of ENTITY:check."""
-    entries = decision_store.load(world.r, ENTITY, check)
+    entries = decision_store.load(world.s, ENTITY, check)
     assert entries, "no decision recorded"
     return entries[0]
 
@@ -89,7 +89,7 @@ def test_ok_after_ok_is_not_traced(world: World) -> None:
     world.contact("ada", EMAIL_SMS)
     world.event("ok")
     world.event("ok")
-    assert decision_store.load(world.r, ENTITY, CHECK) == []
+    assert decision_store.load(world.s, ENTITY, CHECK) == []
 
 
 def test_recovery_nobody_was_told_about(world: World) -> None:
@@ -207,7 +207,7 @@ def test_trace_is_bounded_per_check(real_r: redis.Redis, clock: Any) -> None:
     for _ in range(5):
         world.event("critical")
         world.advance(1)
-    entries = decision_store.load(world.r, ENTITY, CHECK)
+    entries = decision_store.load(world.s, ENTITY, CHECK)
     assert len(entries) == 3
     assert entries[0]["at"] == world.clock.now - 1  # newest first
 

@@ -41,15 +41,15 @@ def test_one_flapping_notification_then_quiet_then_stopped(flappy: World) -> Non
     assert results(flappy, "critical", "ok") == [("ada", "email", "problem", "", "critical"),
                                                  ("ada", "email", "flapping", "", "flapping")]
     since = flappy.clock.now
-    assert flap_store.flapping_checks(flappy.r)[ID][0] == since
+    assert flap_store.flapping_checks(flappy.s)[ID][0] == since
     record = next(a for a in flappy.alert_records() if a["type"] == "flapping")
     assert record["subject"].startswith("Flapping: ") and "24.21 % state change over its last 5 results (above 20 %)" in record["body"]
     assert results(flappy, "critical", "ok", "critical", "ok") == []  # held back while it flaps
-    assert decision_store.load(flappy.r, ENTITY, CHECK)[0]["stopped_by"]["code"] == "flapping"
+    assert decision_store.load(flappy.s, ENTITY, CHECK)[0]["stopped_by"]["code"] == "flapping"
     assert results(flappy, *["ok"] * 18) == []  # the changes leave the 21-result window one by one
     stable = results(flappy, "ok")
     assert stable == [("ada", "email", "flapping_stopped", "", "flapping_stopped")]  # below 5 %: stable again
-    assert ID not in flap_store.flapping_checks(flappy.r)
+    assert ID not in flap_store.flapping_checks(flappy.s)
     assert results(flappy, "critical") == [("ada", "email", "problem", "", "critical")]  # notified as before
 
 
@@ -57,7 +57,7 @@ def test_flap_detection_is_off_by_default(world: World) -> None:
     world.contact("ada", {"email": "ada@example.com"})
     alerts = results(world, *["critical", "ok"] * 5)
     assert [a[2] for a in alerts] == ["problem", "recovery"] * 5
-    assert flap_store.flapping_checks(world.r) == {}
+    assert flap_store.flapping_checks(world.s) == {}
 
 
 def test_thresholds_are_configurable(real_r: redis.Redis, clock: Any) -> None:

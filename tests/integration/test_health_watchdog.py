@@ -29,6 +29,7 @@ from flapjack_py.executive import Executive
 from flapjack_py.health import check_health
 from flapjack_py.heartbeat import Heartbeat
 from flapjack_py.store import health as health_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 from flapjack_py.watchdog import Announcement, Notice, Watchdog
 from tests.polling import wait_for
@@ -43,37 +44,37 @@ def unreachable() -> redis.Redis:
     return redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0))
 
 
-def test_heartbeats_are_indexed_and_remembered_after_their_key_expires(real_r: redis.Redis) -> None:
+def test_heartbeats_are_indexed_and_remembered_after_their_key_expires(real_r: redis.Redis, real_s: StrRedis) -> None:
     beat = Heartbeat(role="gateway", host="h1", pid=7, started=NOW - 10, medium="email", at=NOW)
-    health_store.save_gateway_heartbeat(real_r, beat, 30)
-    assert health_store.load_heartbeats(real_r, NOW) == [("gateway_heartbeat:email:h1:7", NOW, beat)]
-    health_store.remove_gateway_heartbeat(real_r, beat)
-    assert health_store.load_heartbeats(real_r, NOW + 5) == [("gateway_heartbeat:email:h1:7", NOW, None)]
-    assert health_store.load_heartbeats(real_r, NOW + health_store.HEARTBEAT_HISTORY + 1) == []
+    health_store.save_gateway_heartbeat(real_s, beat, 30)
+    assert health_store.load_heartbeats(real_s, NOW) == [("gateway_heartbeat:email:h1:7", NOW, beat)]
+    health_store.remove_gateway_heartbeat(real_s, beat)
+    assert health_store.load_heartbeats(real_s, NOW + 5) == [("gateway_heartbeat:email:h1:7", NOW, None)]
+    assert health_store.load_heartbeats(real_s, NOW + health_store.HEARTBEAT_HISTORY + 1) == []
 
 
-def test_the_queue_head_age_grows_until_an_event_is_taken(real_r: redis.Redis) -> None:
-    assert health_store.queue_head_age(real_r, "events", NOW) == (0, 0)
-    push_event(real_r, {"type": "service", "entity": "a", "check": "b", "state": "ok"})
-    push_event(real_r, {"type": "service", "entity": "a", "check": "b", "state": "ok"})
-    assert health_store.queue_head_age(real_r, "events", NOW) == (2, 0)
-    assert health_store.queue_head_age(real_r, "events", NOW + 61) == (2, 61)
+def test_the_queue_head_age_grows_until_an_event_is_taken(real_r: redis.Redis, real_s: StrRedis) -> None:
+    assert health_store.queue_head_age(real_s, "events", NOW) == (0, 0)
+    push_event(real_s, {"type": "service", "entity": "a", "check": "b", "state": "ok"})
+    push_event(real_s, {"type": "service", "entity": "a", "check": "b", "state": "ok"})
+    assert health_store.queue_head_age(real_s, "events", NOW) == (2, 0)
+    assert health_store.queue_head_age(real_s, "events", NOW + 61) == (2, 61)
     Executive(real_r, {}).queue.take(1)  # same text at the head, but the processed counter moved on
     real_r.hincrby("event_counters", "all", 1)
-    assert health_store.queue_head_age(real_r, "events", NOW + 62) == (1, 0)
+    assert health_store.queue_head_age(real_s, "events", NOW + 62) == (1, 0)
 
 
-def test_failed_alerts_are_counted_within_the_window(real_r: redis.Redis) -> None:
+def test_failed_alerts_are_counted_within_the_window(real_r: redis.Redis, real_s: StrRedis) -> None:
     key = FailedJobRegistry("email", connection=real_r).key
     real_r.zadd(key, {"old": NOW - 400 + FAILURE_TTL, "new1": NOW - 10 + FAILURE_TTL, "new2": NOW + FAILURE_TTL})
-    assert health_store.recent_failures(real_r, "email", NOW, 300, FAILURE_TTL) == 2
+    assert health_store.recent_failures(real_s, "email", NOW, 300, FAILURE_TTL) == 2
 
 
-def test_check_health_reads_an_executive_that_just_ran(real_r: redis.Redis) -> None:
+def test_check_health_reads_an_executive_that_just_ran(real_r: redis.Redis, real_s: StrRedis) -> None:
     config = load_config({})
-    assert check_health(real_r, config, int(time.time())).reasons[0].startswith("No executive has run yet")
+    assert check_health(real_s, config, int(time.time())).reasons[0].startswith("No executive has run yet")
     Executive(real_r, {}).drain()
-    health = check_health(real_r, config, int(time.time()))
+    health = check_health(real_s, config, int(time.time()))
     assert health.ok and health.executives == 1 and health.checks == 0
 
 
@@ -92,10 +93,10 @@ class Pager:
         self.sent.append(notice)
 
 
-def test_two_watchdogs_page_once_when_down_and_once_when_back(real_r: redis.Redis) -> None:
+def test_two_watchdogs_page_once_when_down_and_once_when_back(real_r: redis.Redis, real_s: StrRedis) -> None:
     config = load_config({"watchdog": {"after": 60}})
     pager = Pager()
-    dogs = [Watchdog(real_r, config, pager), Watchdog(real_r, config, pager)]
+    dogs = [Watchdog(real_s, config, pager), Watchdog(real_s, config, pager)]
     start = time.time()
     for offset in (0, 30, 59):
         for dog in dogs:
@@ -111,7 +112,7 @@ def test_two_watchdogs_page_once_when_down_and_once_when_back(real_r: redis.Redi
         dog.tick()
         dog.tick()
     assert [n.kind for n in pager.sent] == [Announcement.DOWN, Announcement.BACK]
-    assert health_store.load_watchdog_state(real_r).status == "ok"
+    assert health_store.load_watchdog_state(real_s).status == "ok"
 
 
 def test_a_watchdog_pages_alone_once_while_redis_is_unreachable() -> None:
@@ -124,10 +125,10 @@ def test_a_watchdog_pages_alone_once_while_redis_is_unreachable() -> None:
 
 
 def test_the_ping_url_is_requested_once_per_interval_while_healthy(real_r: redis.Redis,
-                                                                    httpserver: HTTPServer) -> None:
+                                                                    httpserver: HTTPServer, real_s: StrRedis) -> None:
     httpserver.expect_request("/ping").respond_with_data("ok")
     config = load_config({"watchdog": {"ping_url": httpserver.url_for("/ping"), "ping_interval": 60}})
-    dogs = [Watchdog(real_r, config, Pager()), Watchdog(real_r, config, Pager())]
+    dogs = [Watchdog(real_s, config, Pager()), Watchdog(real_s, config, Pager())]
     for dog in dogs:
         dog.tick()  # failing (no executive): no ping
     assert len(httpserver.log) == 0

@@ -21,6 +21,7 @@ from flapjack_py import keys
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
 from flapjack_py.store import checks as check_store
+from flapjack_py.store.client import StrRedis
 
 pytestmark = pytest.mark.real
 
@@ -92,7 +93,7 @@ def wait_until_drained(client: redis.Redis, proc: subprocess.Popen[bytes], deadl
 
 
 def test_hostile_events_are_rejected_alone_and_the_executive_goes_on(
-        world: World, real_r: redis.Redis, executive_process: subprocess.Popen[bytes]) -> None:
+        world: World, real_r: redis.Redis, executive_process: subprocess.Popen[bytes], real_s: StrRedis) -> None:
     hostile = hostile_events()
     real_r.lpush("events", json.dumps({"type": "service", "state": "critical", "entity": REDOS_ENTITY,
                                        "check": "PING", "initial_failure_delay": 0}))
@@ -107,12 +108,12 @@ def test_hostile_events_are_rejected_alone_and_the_executive_goes_on(
     rejected = rejected_with_reasons(real_r)
     assert [next(f for f in hostile if f in reason) for _, reason in rejected] == list(hostile)
     assert max(size for size, _ in rejected) == 65536  # of the 10 MB event only the beginning is kept
-    assert all(check_store.check_state(real_r, f"host{i % 20}", f"check{i}") == "ok" for i in range(GOOD))
+    assert all(check_store.check_state(real_s, f"host{i % 20}", f"check{i}") == "ok" for i in range(GOOD))
     assert [(a["contact"], a["media"], a["type"]) for a in world.alert_records()] == [("ada", "email", "problem")]
 
 
 def test_a_successor_rejects_a_dead_executives_hostile_in_flight_events(
-        real_r: redis.Redis, redis_server: EmbeddedRedis, tmp_path: Path) -> None:
+        real_r: redis.Redis, redis_server: EmbeddedRedis, tmp_path: Path, real_s: StrRedis) -> None:
     """The events a crashed executive held are taken by the next one, which rejects them instead of crashing."""
     dead = keys.events_in_flight("gone.example.com", 999_999)
     real_r.rpush(dead, *hostile_events().values(), good_event(1))
@@ -124,11 +125,11 @@ def test_a_successor_rejects_a_dead_executives_hostile_in_flight_events(
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(rejected_with_reasons(real_r)) == len(hostile_events())
-    assert check_store.check_state(real_r, "host1", "check1") == "ok"
+    assert check_store.check_state(real_s, "host1", "check1") == "ok"
 
 
 def test_an_event_that_breaks_processing_is_rejected_alone(real_r: redis.Redis,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+                                                           monkeypatch: pytest.MonkeyPatch, real_s: StrRedis) -> None:
     """Whatever still breaks (here: loading the check's state) costs that event only; its batch goes on."""
     real_load = check_store.load_snapshots
 
@@ -147,5 +148,5 @@ def test_an_event_that_breaks_processing_is_rejected_alone(real_r: redis.Redis,
 
     assert [reason for _, reason in rejected_with_reasons(real_r)] == [
         "internal error: ValueError('corrupt check state')"]
-    assert check_store.check_state(real_r, "before", "HTTP") == "ok"
-    assert check_store.check_state(real_r, "after", "HTTP") == "ok"
+    assert check_store.check_state(real_s, "before", "HTTP") == "ok"
+    assert check_store.check_state(real_s, "after", "HTTP") == "ok"

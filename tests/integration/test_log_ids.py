@@ -8,6 +8,8 @@ import logging
 import pytest
 from notifier_world import World
 
+from flapjack_py.store.client import StrRedis
+
 pytestmark = pytest.mark.real
 
 
@@ -24,13 +26,13 @@ def test_state_change_notification_and_alert_lines_carry_ids(world: World, caplo
     assert (alert_line.alert_id, alert_line.check, alert_line.contact) == (record["id"], "foo:PING", "ada")  # type: ignore[attr-defined]
 
 
-def test_gateway_delivery_lines_carry_ids(real_r, caplog: pytest.LogCaptureFixture) -> None:
+def test_gateway_delivery_lines_carry_ids(real_r, caplog: pytest.LogCaptureFixture, real_s: StrRedis) -> None:
     from gateways.base import record_delivered, record_failed
 
     alert = {"id": "a1", "media": "email", "contact": "ada", "check": "foo:PING"}
     with caplog.at_level(logging.INFO):
-        record_delivered(real_r, alert)
-        record_failed(real_r, alert, "refused")
+        record_delivered(real_s, alert)
+        record_failed(real_s, alert, "refused")
     delivered, failed = (r for r in caplog.records if r.name == "gateways.base")
     assert (delivered.alert_id, delivered.check, delivered.contact) == ("a1", "foo:PING", "ada")  # type: ignore[attr-defined]
     assert (failed.alert_id, failed.check) == ("a1", "foo:PING")  # type: ignore[attr-defined]

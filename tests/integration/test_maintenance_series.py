@@ -26,7 +26,7 @@ def make_series(world: World, checks: list[str], **over: object) -> recurrence.S
     fields = {"rrule": SUNDAY_2AM, "timezone": "Europe/Berlin", "duration": 3600, "checks": checks,
               "summary": "patch window", **over}
     made = recurrence.new_series("weekly", fields, world.clock.now)
-    series_store.save_series(world.r, made)
+    series_store.save_series(world.s, made)
     return made
 
 
@@ -52,7 +52,7 @@ def test_a_weekly_window_silences_a_problem_inside_it_only(world: World, moment,
     make_series(world, ["foo:DISK"])
     alerts = problem_at(world, moment, "DISK")
     assert (alerts == []) == silenced, f"{local}: {alerts}"
-    assert bool(maint.in_force(world.r, "foo", "DISK", maint.SCHEDULED)) == silenced
+    assert bool(maint.in_force(world.s, "foo", "DISK", maint.SCHEDULED)) == silenced
 
 
 def test_housekeeping_materialises_ahead_into_the_seed_keys(world: World):
@@ -60,12 +60,12 @@ def test_housekeeping_materialises_ahead_into_the_seed_keys(world: World):
     world.event("ok", check="PING")  # any drain runs the executive's housekeeping
     first, second = utc(2023, 11, 19, 1), utc(2023, 11, 26, 1)
     for check in ("DISK", "PING"):
-        assert maint.load_windows(world.r, "foo", check, maint.SCHEDULED) == {first: 3600, second: 3600}
+        assert maint.load_windows(world.s, "foo", check, maint.SCHEDULED) == {first: 3600, second: 3600}
         assert world.r.get(keys.maintenance_summary("foo", check, "scheduled", first)) == b"patch window"
     world.advance(7 * 86400)
     world.event("ok", check="PING")
-    assert utc(2023, 12, 3, 1) in maint.load_windows(world.r, "foo", "DISK", maint.SCHEDULED)
-    assert series_store.materialise(world.r, made, world.clock.now) == 0  # already written: nothing twice
+    assert utc(2023, 12, 3, 1) in maint.load_windows(world.s, "foo", "DISK", maint.SCHEDULED)
+    assert series_store.materialise(world.s, made, world.clock.now) == 0  # already written: nothing twice
 
 
 def test_entity_and_tag_targets_cover_their_checks(world: World):
@@ -75,8 +75,8 @@ def test_entity_and_tag_targets_cover_their_checks(world: World):
     make_series(world, [], entities=["id-foo"], tags=["db"])
     world.advance(120)
     world.event("ok", check="HTTP")
-    assert utc(2023, 11, 19, 1) in maint.load_windows(world.r, "foo", "HTTP", maint.SCHEDULED)
-    assert utc(2023, 11, 19, 1) in maint.load_windows(world.r, "bar", "MYSQL", maint.SCHEDULED)
+    assert utc(2023, 11, 19, 1) in maint.load_windows(world.s, "foo", "HTTP", maint.SCHEDULED)
+    assert utc(2023, 11, 19, 1) in maint.load_windows(world.s, "bar", "MYSQL", maint.SCHEDULED)
 
 
 def test_deleting_the_series_removes_future_windows_only(world: World):
@@ -84,15 +84,15 @@ def test_deleting_the_series_removes_future_windows_only(world: World):
     world.event("ok", check="DISK")
     world.advance_to(utc(2023, 11, 16, 2, 30))  # the window of the 16th is in progress
     world.event("ok", check="DISK")
-    windows = maint.load_windows(world.r, "foo", "DISK", maint.SCHEDULED)
+    windows = maint.load_windows(world.s, "foo", "DISK", maint.SCHEDULED)
     assert utc(2023, 11, 15, 2) in windows and utc(2023, 11, 20, 2) in windows
-    removed = series_store.delete_series(world.r, made.id, world.clock.now)
-    left = maint.load_windows(world.r, "foo", "DISK", maint.SCHEDULED)
+    removed = series_store.delete_series(world.s, made.id, world.clock.now)
+    left = maint.load_windows(world.s, "foo", "DISK", maint.SCHEDULED)
     assert left == {utc(2023, 11, 15, 2): 3600, utc(2023, 11, 16, 2): 3600}  # past and in progress stay
     assert removed == len(windows) - 2
-    assert maint.in_force(world.r, "foo", "DISK", maint.SCHEDULED) == utc(2023, 11, 16, 2)
-    assert series_store.load_series(world.r, made.id) is None
+    assert maint.in_force(world.s, "foo", "DISK", maint.SCHEDULED) == utc(2023, 11, 16, 2)
+    assert series_store.load_series(world.s, made.id) is None
     assert not world.r.exists(keys.maintenance_series_occurrences(made.id))
     world.advance(3 * 86400)
     world.event("ok", check="DISK")  # housekeeping no longer writes any
-    assert maint.load_windows(world.r, "foo", "DISK", maint.SCHEDULED) == left
+    assert maint.load_windows(world.s, "foo", "DISK", maint.SCHEDULED) == left

@@ -35,6 +35,7 @@ from executives import (
 from flapjack_py import keys
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -102,8 +103,8 @@ def run_executives(redis_server: EmbeddedRedis, client: redis.Redis, tmp_path: P
 
 
 def test_four_executives_apply_a_free_running_stream_like_one(redis_server: EmbeddedRedis, real_r: redis.Redis,
-                                                              tmp_path: Path) -> None:
-    add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600}})
+                                                              tmp_path: Path, real_s: StrRedis) -> None:
+    add_contact_for_all(real_s, "alice", {"email": {"address": "alice@example.com", "interval": 3600}})
     stream = random_stream(6000, seed=3)
     outcome = run_executives(redis_server, real_r, tmp_path, 4, stream)
     assert_same_as_stream(outcome, stream)
@@ -112,13 +113,13 @@ def test_four_executives_apply_a_free_running_stream_like_one(redis_server: Embe
 
 
 def test_four_executives_send_one_alert_per_state_change(redis_server: EmbeddedRedis, real_r: redis.Redis,
-                                                         tmp_path: Path) -> None:
+                                                         tmp_path: Path, real_s: StrRedis) -> None:
     """Rounds of three same-state events per check back to back: critical, ok, critical, ok, critical, ok.
 
     One executive sends per check 3 problem and 3 recovery alerts and records 6 state changes.
     Rounds start in a new second so same-second tie rules (engine.md 3.0) cannot differ between runs.
     """
-    add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600}})
+    add_contact_for_all(real_s, "alice", {"email": {"address": "alice@example.com", "interval": 3600}})
     procs = start_executives(redis_server, CONFIG, tmp_path, 4)
     stream: list[dict[str, Any]] = []
     try:
@@ -140,9 +141,9 @@ def test_four_executives_send_one_alert_per_state_change(redis_server: EmbeddedR
 
 
 def test_a_killed_executive_among_several_loses_and_repeats_nothing(redis_server: EmbeddedRedis,
-                                                                    real_r: redis.Redis, tmp_path: Path) -> None:
+                                                                    real_r: redis.Redis, tmp_path: Path, real_s: StrRedis) -> None:
     """kill -9 one of three executives mid-stream; a restarted one takes back its in-flight and hand-off events."""
-    add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600}})
+    add_contact_for_all(real_s, "alice", {"email": {"address": "alice@example.com", "interval": 3600}})
     stream = random_stream(9000, seed=11)
     procs = start_executives(redis_server, CONFIG, tmp_path, 3)
     try:
@@ -172,14 +173,14 @@ def test_one_executive_alone_still_matches_the_stream(real_r: redis.Redis) -> No
 
 
 def test_two_executives_notifying_one_contact_keep_its_rollup_right(redis_server: EmbeddedRedis,
-                                                                    real_r: redis.Redis, tmp_path: Path) -> None:
+                                                                    real_r: redis.Redis, tmp_path: Path, real_s: StrRedis) -> None:
     """30 checks of one contact (email rollup threshold 3) fail, then recover, with two executives at once.
 
     One executive sends 2 problem alerts, then 1 rollup problem and holds back the rest while the
     drop_rollup key lives; on recovery it holds back until 2 checks are left alerting: 1 rollup
     recovery, then 2 recovery alerts. The alerting set ends empty.
     """
-    add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600,
+    add_contact_for_all(real_s, "alice", {"email": {"address": "alice@example.com", "interval": 3600,
                                                     "rollup_threshold": 3}})
     config = {**CONFIG, "executive": {**SETTINGS, "batch_size": 1}}
     procs = start_executives(redis_server, config, tmp_path, 2)
@@ -202,11 +203,11 @@ def test_two_executives_notifying_one_contact_keep_its_rollup_right(redis_server
 
 
 def test_a_rollup_set_changed_by_another_executive_meanwhile_is_decided_again(
-        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, real_s: StrRedis) -> None:
     """Between the notifier's read and the commit another executive alerts on a second check of the
     contact: the commit fails on the WATCHed alerting set and the notification is decided again
     (the notify log has the line of the committed decision only)."""
-    add_contact_for_all(real_r, "alice", {"email": {"address": "alice@example.com", "interval": 3600,
+    add_contact_for_all(real_s, "alice", {"email": {"address": "alice@example.com", "interval": 3600,
                                                     "rollup_threshold": 2}})
     notify_log = tmp_path / "notify.log"
     executive = Executive(real_r, {**CONFIG, "executive": {**SETTINGS, "notification_log_file": str(notify_log)}})

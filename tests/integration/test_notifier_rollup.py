@@ -92,7 +92,7 @@ def test_scheduled_maintenance_hastens_rollup_recovery(world: World) -> None:
     rollup_contact(world, 2, interval=60)
     world.fail("critical", check="a")
     assert world.fail("critical", check="b") == [email(P, "problem", "critical"), ("ada", "pagerduty", P, "", "critical")]
-    maintenance.create_scheduled(world.r, "foo", "a", world.clock.now, 3600, "planned", world.clock.now)
+    maintenance.create_scheduled(world.s, "foo", "a", world.clock.now, 3600, "planned", world.clock.now)
     world.advance(60)  # the interval and the drop_rollup key run out
     # pagerduty keeps the default 900 s interval: its repeat is held back
     assert world.event("critical", check="b") == [email(P, "recovery", "critical")]

@@ -11,6 +11,7 @@ from scenario_steps import ACK, CHECK, E_C, ENTITY, SCENARIO, T0, TEST, Clock, K
 
 from flapjack_py.notification import Notification
 from flapjack_py.store import maintenance
+from flapjack_py.store.client import StrRedis
 
 pytestmark = SCENARIO
 
@@ -127,9 +128,9 @@ def test_problem_after_ack_expires_is_sent_at_once(step: Step, stored: Keys,
 
 
 def test_ok_ends_unscheduled_maintenance_even_when_blocked(step: Step, stored: Keys,
-                                                           real_r: redis.Redis, clock: Clock) -> None:
+                                                           real_r: redis.Redis, clock: Clock, real_s: StrRedis) -> None:
     step(T0, state="ok")
-    maintenance.create_unscheduled(real_r, ENTITY, CHECK, T0 + 10, 3600, "by hand", clock.now)
+    maintenance.create_unscheduled(real_s, ENTITY, CHECK, T0 + 10, 3600, "by hand", clock.now)
     assert stored.text(um_key()) == str(T0 + 10)
 
     step(T0 + 70, state="ok")  # ok -> ok: blocked, but ends the maintenance

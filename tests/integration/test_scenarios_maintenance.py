@@ -26,6 +26,7 @@ from scenario_steps import (
 )
 
 from flapjack_py.store import maintenance
+from flapjack_py.store.client import StrRedis
 
 pytestmark = SCENARIO
 
@@ -33,10 +34,10 @@ pytestmark = SCENARIO
 
 
 def test_scheduled_maintenance_then_its_end(step: Step, stored: Keys, real_r: redis.Redis,
-                                            clock: Clock) -> None:
+                                            clock: Clock, real_s: StrRedis) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
-    maintenance.create_scheduled(real_r, ENTITY, CHECK, T0 + 60, 300, "patching", clock.now)
+    maintenance.create_scheduled(real_s, ENTITY, CHECK, T0 + 60, 300, "patching", clock.now)
     assert real_r.exists(sm_key()) == 0  # not started yet
 
     step(T0 + 90, state="critical")  # repeat delay passed, but in maintenance [T0+60, T0+360)
@@ -57,14 +58,14 @@ def test_scheduled_maintenance_then_its_end(step: Step, stored: Keys, real_r: re
 
 
 def test_scheduled_maintenance_ended_early(step: Step, stored: Keys, real_r: redis.Redis,
-                                           clock: Clock) -> None:
+                                           clock: Clock, real_s: StrRedis) -> None:
     step(T0, state="critical")
-    maintenance.create_scheduled(real_r, ENTITY, CHECK, T0, 3600, "window", clock.now)
+    maintenance.create_scheduled(real_s, ENTITY, CHECK, T0, 3600, "window", clock.now)
     step(T0 + 100, state="critical")
     assert stored.all_notified() == {}
 
     at(clock, T0 + 200)
-    assert maintenance.end_scheduled(real_r, ENTITY, CHECK, T0, clock.now) is True
+    assert maintenance.end_scheduled(real_s, ENTITY, CHECK, T0, clock.now) is True
     assert real_r.exists(sm_key()) == 0
     assert zset(real_r, f"{E_C}:scheduled_maintenances") == {T0: 200}
     step(T0 + 201, state="critical")
@@ -73,10 +74,10 @@ def test_scheduled_maintenance_ended_early(step: Step, stored: Keys, real_r: red
 
 
 def test_scheduled_window_starting_later_blocks_an_ack_without_a_service_event(
-        step: Step, stored: Keys, real_r: redis.Redis, clock: Clock) -> None:
+        step: Step, stored: Keys, real_r: redis.Redis, clock: Clock, real_s: StrRedis) -> None:
     step(T0, state="critical")
     step(T0 + 30, state="critical")
-    maintenance.create_scheduled(real_r, ENTITY, CHECK, T0 + 40, 600, "later", clock.now)
+    maintenance.create_scheduled(real_s, ENTITY, CHECK, T0 + 40, 600, "later", clock.now)
 
     step(T0 + 50, **ACK)  # the window began after the last service event: refreshed before filtering (D6)
 

@@ -10,6 +10,7 @@ import redis
 from notifier_world import CHECK, ENTITY, World
 
 from flapjack_py.store import staleness as stale_store
+from flapjack_py.store.client import StrRedis
 
 pytestmark = pytest.mark.real
 
@@ -27,7 +28,7 @@ def every(world: World, seconds: int, count: int, state: str = "ok") -> None:
 def housekeeping(world: World) -> dict[str, int]:
     """Let the executive's housekeeping run (it sweeps at most every 30 s) and return the stale checks."""
     world.executive.drain()
-    return stale_store.stale_checks(world.r)
+    return stale_store.stale_checks(world.s)
 
 
 def test_learned_interval_times_three(world: World) -> None:
@@ -55,7 +56,7 @@ def test_learned_interval_follows_the_checks_rhythm_not_one_late_result(world: W
     assert housekeeping(world) == {}
 
 
-def test_fixed_stale_after_and_zero_turns_it_off(real_r: redis.Redis, clock: Any) -> None:
+def test_fixed_stale_after_and_zero_turns_it_off(real_r: redis.Redis, clock: Any, real_s: StrRedis) -> None:
     world = World(real_r, clock, executive={"stale_after": 600})
     every(world, 10, 3)
     world.advance(570)
@@ -66,7 +67,7 @@ def test_fixed_stale_after_and_zero_turns_it_off(real_r: redis.Redis, clock: Any
     off.event("ok", check="other")
     off.advance(86400)
     off.executive.drain()
-    assert f"{ENTITY}:other" not in stale_store.stale_checks(real_r)
+    assert f"{ENTITY}:other" not in stale_store.stale_checks(real_s)
 
 
 def test_a_single_result_never_makes_a_check_stale(world: World) -> None:
@@ -100,12 +101,12 @@ def test_stale_state_unknown_notifies_once_and_recovers(real_r: redis.Redis, clo
     assert world.event("ok") == [("ada", "email", "recovery", "", "ok")]
 
 
-def test_unknown_result_dropped_when_heard_from_since(real_r: redis.Redis, clock: Any) -> None:
+def test_unknown_result_dropped_when_heard_from_since(real_r: redis.Redis, clock: Any, real_s: StrRedis) -> None:
     world = World(real_r, clock, executive={"stale_state": "unknown"})
     every(world, 60, 4)
     world.advance(180)
     world.r.lpush("events", '{"type": "service", "state": "critical", "entity": "foo", "check": "PING"}')
-    assert [s.check_id for s in stale_store.sweep(real_r, None, world.clock.now, True, "events", 1000)] == [ID]
+    assert [s.check_id for s in stale_store.sweep(real_s, None, world.clock.now, True, "events", 1000)] == [ID]
     world.executive.drain()  # the real result first, then the synthetic unknown one: dropped
     assert world.r.hget(f"check:{ID}", "state") == b"critical"
     assert int(world.r.hget(f"check:{ID}", "last_update")) == world.clock.now

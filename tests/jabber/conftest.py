@@ -22,6 +22,7 @@ import slixmpp
 
 from flapjack_py.config import Config, load_config
 from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.store.client import Clients
 from gateways.jabber import JabberGateway, close_loop
 from tests.alerting import enqueue_like_notifier
 from tests.polling import wait_for as poll
@@ -63,12 +64,12 @@ def jabber_config(redis_server: EmbeddedRedis, jabber_settings: dict[str, Any]) 
 
 
 @pytest.fixture
-def start_gateway(real_r: redis.Redis) -> Iterator[Callable[..., JabberGateway]]:
+def start_gateway(real_clients: Clients) -> Iterator[Callable[..., JabberGateway]]:
     """start_gateway(settings): a started JabberGateway, stopped at teardown."""
     started: list[JabberGateway] = []
 
     def _start(settings: dict[str, Any], burst: bool = False) -> JabberGateway:
-        gateway = JabberGateway(settings, real_r)
+        gateway = JabberGateway(settings, real_clients)
         gateway.start(burst=burst)
         started.append(gateway)
         return gateway

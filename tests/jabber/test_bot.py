@@ -14,6 +14,7 @@ from flapjack_py import keys
 from flapjack_py.executive import Executive
 from flapjack_py.render import ack_hash
 from flapjack_py.store import maintenance as maint_store
+from flapjack_py.store.client import StrRedis
 from gateways.jabber_bot import Bot, BotSettings, command_in_chat, command_in_room, split_options, strip_html
 
 NOW = 1_700_000_000
@@ -38,8 +39,8 @@ def world(r: redis.Redis) -> redis.Redis:
 
 
 @pytest.fixture
-def bot(world: redis.Redis) -> Bot:
-    return Bot(world, BotSettings(boot_time=NOW), clock=lambda: NOW)
+def bot(world: redis.Redis, s: StrRedis) -> Bot:
+    return Bot(s, BotSettings(boot_time=NOW), clock=lambda: NOW)
 
 
 @pytest.fixture
@@ -97,9 +98,9 @@ def test_ackid_is_case_insensitive_and_defaults_to_four_hours(bot: Bot, queued: 
     assert queued()[0]["duration"] == 14400
 
 
-def test_ackid_again_changes_the_ack(bot: Bot, world: redis.Redis) -> None:
+def test_ackid_again_changes_the_ack(bot: Bot, s: StrRedis) -> None:
     hash_ = ack_hash("foo:ping")
-    maint_store.create_unscheduled(world, "foo", "ping", NOW, 3600, "x", NOW)
+    maint_store.create_unscheduled(s, "foo", "ping", NOW, 3600, "x", NOW)
     assert bot.reply(f"ACKID {hash_} still looking", FROM) == f"Changing ACK for ping on foo ({hash_})"
 
 
@@ -146,8 +147,8 @@ def test_test_notifications(bot: Bot, queued: Callable[[], list[dict[str, Any]]]
     assert queued() == []
 
 
-def test_tell_me_about(bot: Bot, world: redis.Redis) -> None:
-    maint_store.create_unscheduled(world, "foo", "ping", NOW, 7200, "x", NOW)
+def test_tell_me_about(bot: Bot, s: StrRedis) -> None:
+    maint_store.create_unscheduled(s, "foo", "ping", NOW, 7200, "x", NOW)
     text = bot.reply("tell me about foo", FROM)
     lines = text.split("\n")
     assert lines[0] == "so you'd like details on entity: foo hmm? ... OK!"
@@ -185,11 +186,11 @@ def test_find_entities(bot: Bot) -> None:
     assert bot.reply("find entities matching /[/", FROM) == "that doesn't seem to be a valid pattern - /[/"
 
 
-def test_find_entities_shows_at_most_30(r: redis.Redis) -> None:
+def test_find_entities_shows_at_most_30(r: redis.Redis, s: StrRedis) -> None:
     for i in range(35):
         r.lpush(keys.events(), json.dumps(service_event(f"host{i:02d}", "ping", "ok")))
     Executive(r, CFG).drain()
-    text = Bot(r, BotSettings()).reply("find entities matching /host/", FROM)
+    text = Bot(s, BotSettings()).reply("find entities matching /host/", FROM)
     header, names = text.split("\n")
     assert header == "showing first 30 of 35 entities found matching /host/"
     assert len(names.split(", ")) == 30
@@ -216,18 +217,18 @@ def test_ack_entities_default_duration_is_one_hour(bot: Bot, queued: Callable[[]
     assert queued()[0]["duration"] == 3600
 
 
-def test_maint_entities(bot: Bot, world: redis.Redis) -> None:
+def test_maint_entities(bot: Bot, s: StrRedis) -> None:
     assert bot.reply("maint entities /foo/ upgrade start-in: 1 hour duration: 2 hours", FROM) == (
         "Maint list:\nfoo:http\nfoo:ping")
-    windows = maint_store.list_windows(world, "foo", "ping", maint_store.SCHEDULED)
+    windows = maint_store.list_windows(s, "foo", "ping", maint_store.SCHEDULED)
     assert [(w.start, w.duration, w.summary) for w in windows] == [(NOW + 3600, 7200, f"{FROM}: upgrade")]
 
 
-def test_maint_entities_now_and_start_at(bot: Bot, world: redis.Redis) -> None:
+def test_maint_entities_now_and_start_at(bot: Bot, s: StrRedis) -> None:
     assert bot.reply("maint entities /bar/", FROM) == "Maint list:\nbar:disk"
-    assert maint_store.in_force(world, "bar", "disk", maint_store.SCHEDULED) == NOW
+    assert maint_store.in_force(s, "bar", "disk", maint_store.SCHEDULED) == NOW
     assert bot.reply("maint entities /foo/ start-at: tomorrow 9am", FROM) == "Maint list:\nfoo:http\nfoo:ping"
-    (window,) = maint_store.list_windows(world, "foo", "ping", maint_store.SCHEDULED)
+    (window,) = maint_store.list_windows(s, "foo", "ping", maint_store.SCHEDULED)
     assert NOW < window.start <= NOW + 86400 + 9 * 3600 and window.duration == 3600
     assert bot.reply("maint entities /zzz/", FROM) == "found no entities matching /zzz/"
     assert bot.reply("maint entities /)/", FROM) == "that doesn't seem to be a valid pattern - /)/"

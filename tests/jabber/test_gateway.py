@@ -23,6 +23,7 @@ from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.supervisor import EXIT_CONFIG
 from gateways.jabber import JabberGateway, run
 
@@ -49,16 +50,16 @@ def queued_events(client: redis.Redis) -> list[dict[str, Any]]:
 
 
 def test_problem_alert_reaches_the_person(gateway: JabberGateway, person: ChatClient, jabber_config: Config,
-                                          enqueue: Callable[..., dict[str, Any]], real_r: redis.Redis) -> None:
+                                          enqueue: Callable[..., dict[str, Any]], real_r: redis.Redis, real_s: StrRedis) -> None:
     alert = enqueue(jabber_config)
     kind, sender, body = person.next(kind="chat")
     assert (sender.split("/")[0], body) == (GATEWAY, PROBLEM)
-    wait_for(lambda: status(real_r, alert["id"]) == "delivered", what="alert delivered")
+    wait_for(lambda: status(real_s, alert["id"]) == "delivered", what="alert delivered")
 
 
 def test_room_alert_reaches_the_room(gateway: JabberGateway, client_factory: Callable[..., ChatClient],
                                      jabber_config: Config, enqueue: Callable[..., dict[str, Any]],
-                                     real_r: redis.Redis) -> None:
+                                     real_r: redis.Redis, real_s: StrRedis) -> None:
     roommate = client_factory("bob")
     roommate.join(ROOM)
     roommate.drop_pending()
@@ -66,7 +67,7 @@ def test_room_alert_reaches_the_room(gateway: JabberGateway, client_factory: Cal
                     summary="all fine")
     assert roommate.next(kind="groupchat") == ("groupchat", f"{ROOM}/flapjack",
                                                'Recovery: "ping" on foo is OK, all fine')
-    wait_for(lambda: status(real_r, alert["id"]) == "delivered", what="alert delivered")
+    wait_for(lambda: status(real_s, alert["id"]) == "delivered", what="alert delivered")
 
 
 def test_gateway_announces_itself_in_rooms(start_gateway: Callable[..., JabberGateway],
@@ -97,17 +98,17 @@ def test_room_commands_are_answered_in_the_room(gateway: JabberGateway, client_f
 
 
 @pytest.fixture
-def executive(real_r: redis.Redis, jabber_settings: dict[str, Any], redis_server: Any) -> Executive:
+def executive(real_r: redis.Redis, jabber_settings: dict[str, Any], redis_server: Any, real_s: StrRedis) -> Executive:
     """An executive on the real Redis with contact c1 (jabber: alice) on entity foo."""
-    contact_store.create_contact(real_r, {"id": "c1", "first_name": "Alice", "media": {"jabber": ALICE}})
-    entity_store.import_entity(real_r, "e1", "foo", ["c1"])
+    contact_store.create_contact(real_s, {"id": "c1", "first_name": "Alice", "media": {"jabber": ALICE}})
+    entity_store.import_entity(real_s, "e1", "foo", ["c1"])
     cfg = {"redis": {"url": redis_server.url}, "gateways": {"jabber": jabber_settings},
            "executive": {"new_check_scheduled_maintenance_duration": 0}}
     return Executive(real_r, cfg)
 
 
 def test_ackid_reply_acknowledges_the_check(gateway: JabberGateway, person: ChatClient, executive: Executive,
-                                            real_r: redis.Redis) -> None:
+                                            real_r: redis.Redis, real_s: StrRedis) -> None:
     real_r.lpush(keys.events(), json.dumps({"type": "service", "entity": "foo", "check": "ping", "state": "critical",
                                             "summary": "100% packet loss", "initial_failure_delay": 0}))
     executive.drain()
@@ -121,7 +122,7 @@ def test_ackid_reply_acknowledges_the_check(gateway: JabberGateway, person: Chat
         "acknowledgement", "foo", "ping", "looking", 14400)
 
     executive.drain()
-    assert maint_store.in_force(real_r, "foo", "ping", maint_store.UNSCHEDULED) is not None
+    assert maint_store.in_force(real_s, "foo", "ping", maint_store.UNSCHEDULED) is not None
     assert person.next(kind="chat")[2] == ('Acknowledgement: "ping" on foo has been acknowledged, unscheduled '
                                            'maintenance created for 4 hours, looking')
 
@@ -192,18 +193,18 @@ def test_command_from_a_jid_not_allowed_is_refused(start_gateway: Callable[..., 
 def test_alerts_queued_while_the_server_is_down_arrive_once(gateway: JabberGateway, prosody: Prosody,
                                                             client_factory: Callable[..., ChatClient],
                                                             jabber_config: Config, real_r: redis.Redis,
-                                                            enqueue: Callable[..., dict[str, Any]]) -> None:
+                                                            enqueue: Callable[..., dict[str, Any]], real_s: StrRedis) -> None:
     prosody.stop()
     wait_for(lambda: not gateway.xmpp.ready.is_set(), what="gateway noticed the server is gone")
     alerts = [enqueue(jabber_config, summary=f"alert {i}") for i in range(3)]
     time.sleep(1.0)  # the gateway holds them while disconnected
-    assert [status(real_r, a["id"]) for a in alerts] == ["queued"] * 3
+    assert [status(real_s, a["id"]) for a in alerts] == ["queued"] * 3
     prosody.start()
     wait_for(gateway.xmpp.ready.is_set, timeout=20, what="gateway reconnected")
     person = client_factory("alice")
     bodies = sorted(person.next(kind="chat")[2] for _ in alerts)
     assert bodies == [PROBLEM.replace("100% packet loss", f"alert {i}") for i in range(3)]
-    wait_for(lambda: all(status(real_r, a["id"]) == "delivered" for a in alerts), what="alerts delivered")
+    wait_for(lambda: all(status(real_s, a["id"]) == "delivered" for a in alerts), what="alerts delivered")
     with pytest.raises(AssertionError):
         person.next(timeout=1.5, kind="chat")
 
@@ -219,10 +220,10 @@ def test_wrong_password_stops_with_a_clear_error(redis_server: Any, jabber_setti
 
 
 def test_burst_run_delivers_what_is_queued(redis_server: Any, jabber_config: Config, person: ChatClient,
-                                           enqueue: Callable[..., dict[str, Any]], real_r: redis.Redis) -> None:
+                                           enqueue: Callable[..., dict[str, Any]], real_r: redis.Redis, real_s: StrRedis) -> None:
     alert = enqueue(jabber_config)
     assert run(jabber_config, burst=True) == 0
-    assert status(real_r, alert["id"]) == "delivered"
+    assert status(real_s, alert["id"]) == "delivered"
     assert person.next(kind="chat")[2] == PROBLEM
 
 

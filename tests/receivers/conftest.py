@@ -55,9 +55,9 @@ class KillableRedis:
             self.process.wait()
         self.process = None
 
-    def client(self) -> redis.Redis:
-        """A new client of the server."""
-        return redis.Redis.from_url(self.url)
+    def client(self, **options: object) -> redis.Redis:
+        """A new client of the server (bytes replies unless decode_responses=True)."""
+        return redis.Redis.from_url(self.url, **options)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from .conftest import queued_events, wait_for, wait_for_fifo
 pytestmark = pytest.mark.real
 
 
-def test_json_events_from_a_pipe(start_receiver, redis_server, real_r, tmp_path):
+def test_json_events_from_a_pipe(start_receiver, redis_server, real_r, tmp_path, real_s):
     pipe = tmp_path / "events.fifo"
     receiver = start_receiver(["json", "--fifo", str(pipe)], redis_server.url)
     wait_for_fifo(pipe)
@@ -21,8 +21,8 @@ def test_json_events_from_a_pipe(start_receiver, redis_server, real_r, tmp_path)
     for text in (json.dumps(good), '{"entity": "web-1"}', json.dumps({**good, "state": "critical"})):
         with open(pipe, "w") as writer:  # a writer per event, closing in between
             writer.write(text + "\n")
-    wait_for(lambda: load_receiver_counters(real_r).get("json", {}).get("read") == 3, 10, "3 lines counted")
+    wait_for(lambda: load_receiver_counters(real_s).get("json", {}).get("read") == 3, 10, "3 lines counted")
     assert [e["state"] for e in queued_events(real_r)] == ["ok", "critical"]
-    assert load_receiver_counters(real_r)["json"]["rejected:invalid"] == 1
+    assert load_receiver_counters(real_s)["json"]["rejected:invalid"] == 1
     assert receiver.stop() == 0
     assert "json: rejected line (invalid)" in receiver.output()

@@ -17,6 +17,7 @@ import pytest
 import redis
 
 from flapjack_py.executive import Executive
+from flapjack_py.store.client import StrRedis, as_str_redis
 from flapjack_py.store.history import state_changes
 from flapjack_py.store.receivers import load_receiver_counters
 
@@ -64,6 +65,14 @@ def r(own_redis: KillableRedis) -> Iterator[redis.Redis]:
     client.close()
 
 
+@pytest.fixture
+def s(own_redis: KillableRedis, r: redis.Redis) -> Iterator[StrRedis]:
+    """The str client (what store/ takes) of the same server."""
+    client = as_str_redis(own_redis.client(decode_responses=True, encoding_errors="replace"))
+    yield client
+    client.close()
+
+
 def received(client: redis.Redis) -> Counter[str]:
     """Service results on the queue per run tag (the first word after `OK: `/`CRITICAL: `)."""
     return Counter(e["summary"].split()[1] for e in queued_events(client) if e["check"] != "HOST")
@@ -92,7 +101,7 @@ def wait_all_arrived(client: redis.Redis, nagios: NagiosRig, tags: list[str]) ->
     return {tag: (handled[tag], got[tag]) for tag in tags}
 
 
-def test_pipe_created_and_nagios_restarted_twice_loses_nothing(nagios, receiver, pipe, r):
+def test_pipe_created_and_nagios_restarted_twice_loses_nothing(nagios, receiver, pipe, r, s):
     assert stat.S_IMODE(pipe.stat().st_mode) == 0o660
     tags = ["first", "second", "third"]
     for tag in tags:  # start, stop + start, stop + start, stop: each restart is immediate
@@ -101,13 +110,13 @@ def test_pipe_created_and_nagios_restarted_twice_loses_nothing(nagios, receiver,
     print("handled/received per run:", counts)
     assert all(handled > 100 for handled, _ in counts.values()), counts
     assert {t: got for t, (_, got) in counts.items()} == {t: n for t, (n, _) in counts.items()}
-    counters = load_receiver_counters(r)["nagios"]
+    counters = load_receiver_counters(s)["nagios"]
     assert counters["pushed"] == len(r.lrange("events", 0, -1))
     assert counters["rejected"] == 0
     assert "Whoops" not in receiver.output()
 
 
-def test_reload_is_harmless_and_a_flip_is_a_state_change(nagios, r):
+def test_reload_is_harmless_and_a_flip_is_a_state_change(nagios, r, s):
     start_checking(nagios, "flip")
     nagios.critical = {"host-00;svc-000"}
     nagios.reload()
@@ -121,10 +130,10 @@ def test_reload_is_harmless_and_a_flip_is_a_state_change(nagios, r):
     flipped = [e["state"] for e in queued_events(r) if (e["entity"], e["check"]) == ("host-00", "svc-000")]
     assert flipped[0] == "OK" and flipped[-1] == "CRITICAL"
     Executive(r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
-    changes = state_changes(r, "host-00", "svc-000", None, None)
+    changes = state_changes(s, "host-00", "svc-000", None, None)
     assert [c.state for c in changes][-1:] == ["critical"]
     assert changes[-1].summary.startswith("CRITICAL: flip")
-    assert "critical" not in [c.state for c in state_changes(r, "host-00", "svc-001", None, None)]
+    assert "critical" not in [c.state for c in state_changes(s, "host-00", "svc-001", None, None)]
 
 
 def test_redis_killed_and_restarted_under_the_stream(nagios, receiver, own_redis, r):

@@ -47,7 +47,7 @@ def pushed(client) -> int:
     return load_receiver_counters(client).get("json", {}).get("pushed", 0)
 
 
-def test_server_runs_and_restarts_an_enabled_receiver(tmp_path, redis_server, real_r):
+def test_server_runs_and_restarts_an_enabled_receiver(tmp_path, redis_server, real_r, real_s):
     pipe = tmp_path / "events.fifo"
     config = tmp_path / "flapjack.yml"
     config.write_text(yaml.safe_dump({
@@ -62,12 +62,12 @@ def test_server_runs_and_restarts_an_enabled_receiver(tmp_path, redis_server, re
         assert first is not None
         with open(pipe, "w") as writer:
             writer.write(json.dumps(EVENT) + "\n")
-        wait_for(lambda: pushed(real_r) == 1, 20, "the first event pushed")
+        wait_for(lambda: pushed(real_s) == 1, 20, "the first event pushed")
         os.kill(first, signal.SIGKILL)
         wait_for(lambda: receiver_child(server.pid) not in (None, first), 20, "the receiver restarted")
         with open(pipe, "w") as writer:  # the pipe survived its reader: the new receiver reads it
             writer.write(json.dumps({**EVENT, "state": "critical"}) + "\n")
-        wait_for(lambda: pushed(real_r) == 2, 20, "the second event pushed")
+        wait_for(lambda: pushed(real_s) == 2, 20, "the second event pushed")
     finally:
         server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=30)

@@ -14,6 +14,7 @@ from click.testing import Result
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store.client import StrRedis
 
 pytestmark = pytest.mark.real
 
@@ -37,8 +38,8 @@ def archive_stream(client: redis.Redis) -> None:
 
 
 def test_backtest_prints_removed_and_added_alerts_per_contact_and_medium(
-        flapjack: Callable[..., Result], real_r: redis.Redis, tmp_path: Path) -> None:
-    archive_stream(real_r)
+        flapjack: Callable[..., Result], real_r: redis.Redis, tmp_path: Path, real_s: StrRedis) -> None:
+    archive_stream(real_s)
     live_alerts = real_r.zcard("alerts")
     assert live_alerts == 4  # problem and recovery on email and sms
     rules = tmp_path / "proposal.json"

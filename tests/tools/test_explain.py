@@ -13,6 +13,7 @@ from click.testing import Result
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store.client import StrRedis
 
 pytestmark = pytest.mark.real
 
@@ -30,11 +31,11 @@ def feed(client: redis.Redis, *states: str, every: int = 30) -> None:
             executive.drain()
 
 
-def test_explain_names_the_filter_and_the_contact_media(flapjack: Callable[..., Result], real_r: redis.Redis) -> None:
+def test_explain_names_the_filter_and_the_contact_media(flapjack: Callable[..., Result], real_r: redis.Redis, real_s: StrRedis) -> None:
     feed(real_r, "ok")
-    contact_store.create_contact(real_r, {"id": "ada", "first_name": "Ada", "last_name": "L",
+    contact_store.create_contact(real_s, {"id": "ada", "first_name": "Ada", "last_name": "L",
                                           "media": {"email": "ada@example.com"}})
-    entity_store.add_entity_contacts(real_r, entity_store.entity_id(real_r, "foo"), ["ada"])
+    entity_store.add_entity_contacts(real_s, entity_store.entity_id(real_s, "foo"), ["ada"])
     feed(real_r, "ok", "critical", "critical")  # at START+30 held by the initial delay, at START+60 notified
     result = flapjack("explain", "foo:PING")
     assert result.exit_code == 0, result.output

@@ -24,7 +24,7 @@ def write(tmp_path, name, data):
     return str(path)
 
 
-def test_import_contacts_then_entities(flapjack, real_r, tmp_path):
+def test_import_contacts_then_entities(flapjack, real_r, tmp_path, real_s):
     result = flapjack("import", "contacts", "-f", write(tmp_path, "contacts.json", CONTACTS))
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
@@ -32,29 +32,29 @@ def test_import_contacts_then_entities(flapjack, real_r, tmp_path):
         f"  Contact #2 has no id: {json.dumps(CONTACTS[1])}",
     ]
     assert result.stderr == ""  # no progress bar off a terminal, and no log line per contact
-    contact = contact_store.load_contact(real_r, "21")
+    contact = contact_store.load_contact(real_s, "21")
     assert (contact.first_name, contact.last_name, contact.email) == ("Ada", "Lovelace", "ada@example.com")
     assert real_r.hget(keys.contact_media("21"), "email") == b"ada@example.com"
     assert real_r.hget(keys.contact_media_intervals("21"), "email") == b"600"
-    assert rule_store.rule_ids(real_r, "21")  # the automatic general rule
+    assert rule_store.rule_ids(real_s, "21")  # the automatic general rule
 
     result = flapjack("import", "entities", "-f", write(tmp_path, "entities.json", ENTITIES))
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "Imported 1 of 2 entities; 1 skipped:"
-    assert entity_store.entity_id(real_r, "web-1") == "e1"
-    assert entity_store.contact_ids_for_entity(real_r, "e1") == ["21"]  # 99 is no contact
-    assert sorted(entity_store.entity_tags(real_r, "e1")) == ["prod", "web"]
+    assert entity_store.entity_id(real_s, "web-1") == "e1"
+    assert entity_store.contact_ids_for_entity(real_s, "e1") == ["21"]  # 99 is no contact
+    assert sorted(entity_store.entity_tags(real_s, "e1")) == ["prod", "web"]
 
 
-def test_reimporting_a_contact_replaces_it_and_detaches_it(flapjack, real_r, tmp_path):
+def test_reimporting_a_contact_replaces_it_and_detaches_it(flapjack, real_r, tmp_path, real_s):
     flapjack("import", "contacts", "-f", write(tmp_path, "c.json", CONTACTS))
     flapjack("import", "entities", "-f", write(tmp_path, "e.json", ENTITIES))
     changed = [{"id": "21", "first_name": "Augusta", "last_name": "King"}]
     assert flapjack("import", "contacts", "-f", write(tmp_path, "c2.json", changed)).exit_code == 0
-    contact = contact_store.load_contact(real_r, "21")
+    contact = contact_store.load_contact(real_s, "21")
     assert (contact.first_name, contact.email) == ("Augusta", None)
     assert real_r.hget(keys.contact_media("21"), "email") is None
-    assert entity_store.contact_ids_for_entity(real_r, "e1") == []
+    assert entity_store.contact_ids_for_entity(real_s, "e1") == []
 
 
 def test_nothing_imported_without_ids(flapjack, real_r, tmp_path):
@@ -73,7 +73,7 @@ def test_bad_files(flapjack, tmp_path):
     assert flapjack("import", "contacts").exit_code == 2  # -f is required
 
 
-def test_a_big_import_is_one_summary_with_the_reasons_counted(flapjack, real_r, tmp_path, monkeypatch):
+def test_a_big_import_is_one_summary_with_the_reasons_counted(flapjack, real_r, tmp_path, monkeypatch, real_s):
     entities = [{"id": f"e{n}", "name": f"host-{n}"} for n in range(300)] + [{"id": f"x{n}"} for n in range(25)]
     (tmp_path / "info.yml").write_text("logging:\n  level: INFO\n")
     monkeypatch.setenv("FLAPJACK_CONFIG", str(tmp_path / "info.yml"))
@@ -84,7 +84,7 @@ def test_a_big_import_is_one_summary_with_the_reasons_counted(flapjack, real_r, 
     assert lines[-1] == "  ... and 5 more" and len(lines) == 22
     logged = [line for line in result.stderr.splitlines() if "flapjack_py.store" in line or "importer" in line]
     assert len(logged) == 1 and f"imported 300 of 325 entities from {tmp_path / 'e.json'}" in logged[0], logged
-    assert entity_store.entity_id(real_r, "host-299") == "e299"
+    assert entity_store.entity_id(real_s, "host-299") == "e299"
 
 
 def test_the_progress_bar_shows_on_a_terminal(real_r, monkeypatch):

@@ -30,7 +30,7 @@ class FlakyRedis(fakeredis.FakeRedis):
 def flaky(monkeypatch):
     monkeypatch.setattr(intake_module, "BACKOFF_START", 0.01)
     monkeypatch.setattr(intake_module, "BACKOFF_MAX", 0.05)
-    client = FlakyRedis()
+    client = FlakyRedis(decode_responses=True)  # the str client receivers push through
     FlakyRedis.down = threading.Event()
     yield client
     client.flushall()

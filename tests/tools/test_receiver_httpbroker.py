@@ -69,7 +69,7 @@ def _request(url, body=None):
         return exc.code, exc.read().decode()
 
 
-def test_post_then_get_then_send(broker, real_r, clock):
+def test_post_then_get_then_send(broker, real_r, clock, real_s):
     cache, url = broker
     posted = {"entity": "web-1", "check": "HTTP", "state": "critical", "summary": "down", "time": START - 10}
     status, body = _request(url, posted)
@@ -79,7 +79,7 @@ def test_post_then_get_then_send(broker, real_r, clock):
     _request(url, {**posted, "state": "ok"})  # latest wins
     status, body = _request(url)
     assert (status, json.loads(body)) == (200, {"web-1:HTTP": {**expected, "state": "ok"}})
-    assert send_cached(real_r, cache, START) == 1
+    assert send_cached(real_s, cache, START) == 1
     assert queued(real_r) == [{"entity": "web-1", "check": "HTTP", "type": "service", "state": "ok",
                                "summary": "down", "time": START}]
 
@@ -91,8 +91,8 @@ def test_bad_post(broker):
     assert _request(url, {"summary": "x" * MAX_BODY})[0] == 413
 
 
-def test_posts_and_sends_are_counted(real_r):
-    cache, feed = StateCache(), Intake(real_r, "httpbroker").start()
+def test_posts_and_sends_are_counted(real_r, real_s):
+    cache, feed = StateCache(), Intake(real_s, "httpbroker").start()
     server = make_server(cache, "127.0.0.1", 0, feed)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -111,7 +111,7 @@ def test_posts_and_sends_are_counted(real_r):
         server.server_close()
         thread.join(5)
     feed.close()
-    counters = load_receiver_counters(real_r)["httpbroker"]
+    counters = load_receiver_counters(real_s)["httpbroker"]
     assert (counters["read"], counters["rejected"], counters["rejected:bad_state"]) == (2, 1, 1)
     assert counters["pushed"] == real_r.llen("events") >= 1
 

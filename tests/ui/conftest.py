@@ -14,6 +14,7 @@ import pytest
 import redis
 
 import web
+from flapjack_py.connection import clients_for
 from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
@@ -28,12 +29,13 @@ class World:
     """Makes monitoring data through the real event path."""
 
     def __init__(self, client: redis.Redis) -> None:
-        self.r = client
-        self.executive = Executive(client, CONFIG)
+        clients = clients_for(client)  # this test world's composition: `r` bytes, `s` str (what store/ takes)
+        self.r, self.s = client, clients.text
+        self.executive = Executive(clients, CONFIG)
 
     def event(self, entity: str, check: str, state: str, summary: str = "", **extra: Any) -> None:
         """Queue one service event (not processed until drain())."""
-        push_event(self.r, {"type": "service", "entity": entity, "check": check, "state": state,
+        push_event(self.s, {"type": "service", "entity": entity, "check": check, "state": state,
                             "summary": summary or f"{check} is {state}", **extra})
 
     def drain(self) -> int:
@@ -41,14 +43,14 @@ class World:
 
     def contact(self, contact_id: str, first: str, last: str, entity: str, email: str = "") -> None:
         """A contact with an email medium (no rollup, 60 s interval) linked to `entity`."""
-        contact_store.create_contact(self.r, {"id": contact_id, "first_name": first, "last_name": last,
+        contact_store.create_contact(self.s, {"id": contact_id, "first_name": first, "last_name": last,
                                               "email": email or f"{first.lower()}@example.com"})
-        media_store.set_medium(self.r, contact_id, "email", email or f"{first.lower()}@example.com", 60)
-        eid = entity_store.entity_id(self.r, entity)
+        media_store.set_medium(self.s, contact_id, "email", email or f"{first.lower()}@example.com", 60)
+        eid = entity_store.entity_id(self.s, entity)
         if eid is None:
             eid = f"id-{entity}"
-            entity_store.save_entity(self.r, eid, entity)
-        entity_store.add_entity_contacts(self.r, eid, [contact_id])
+            entity_store.save_entity(self.s, eid, entity)
+        entity_store.add_entity_contacts(self.s, eid, [contact_id])
 
 
 @pytest.fixture

@@ -30,11 +30,11 @@ pytestmark = BROWSER_TEST
 def everything(world: World) -> World:
     """Failing, acknowledged and OK checks, a contact with media, PagerDuty and a weekly rule, alerts sent."""
     world.contact("ann", "Ann", "Oncall", "web-01.example.com")
-    media_store.set_medium(world.r, "ann", "sms", "+49 170 1234567", 600, 3)
-    media_store.set_pagerduty_credentials(world.r, "ann", {"service_key": "k", "subdomain": "acme"})
-    contact_store.set_timezone(world.r, "ann", "Europe/Berlin")
-    rule = rule_store.load_rules(world.r, "ann")[0]
-    rule_store.save_rule(world.r, rule.__class__(**{**rule.to_dict(), "time_restrictions": [
+    media_store.set_medium(world.s, "ann", "sms", "+49 170 1234567", 600, 3)
+    media_store.set_pagerduty_credentials(world.s, "ann", {"service_key": "k", "subdomain": "acme"})
+    contact_store.set_timezone(world.s, "ann", "Europe/Berlin")
+    rule = rule_store.load_rules(world.s, "ann")[0]
+    rule_store.save_rule(world.s, rule.__class__(**{**rule.to_dict(), "time_restrictions": [
         {"start_time": "2024-01-01 09:00:00", "end_time": "2024-01-01 17:00:00",
          "rrules": [{"validations": {"day": [1, 2, 3, 4, 5]}, "rule_type": "Weekly", "interval": 1}]}]}))
     for check, state in (("HTTP port 80", "critical"), ("Disk /var", "warning"), ("Load", "ok")):
@@ -46,7 +46,7 @@ def everything(world: World) -> World:
 
 
 def pages(world: World) -> list[str]:
-    rule_id = rule_store.rule_ids(world.r, "ann")[0]
+    rule_id = rule_store.rule_ids(world.s, "ann")[0]
     return ["/", "/?entity=web-01&state=critical", "/checks/web-01.example.com/HTTP port 80", "/checks/web-01.example.com/Load", "/entities",
             "/entities/web-01.example.com", "/contacts", "/contacts/ann", "/contacts/ann/rules/new",
             f"/contacts/ann/rules/{rule_id}", "/alerts", "/status", "/login", "/no/such/page"]
@@ -164,5 +164,5 @@ def test_people_round_trip_in_the_browser_with_the_message_next_to_the_field(eve
     page.get_by_role("button", name="Create rule").click()
     page.wait_for_url("**notice=rule-created**")
     assert "Only Sat, Sun 22:00–06:00 (next day)" in page.inner_text("main")
-    [rule] = [r for r in rule_store.load_rules(everything.r, contact_id, ensure_general=False) if r.entities]
+    [rule] = [r for r in rule_store.load_rules(everything.s, contact_id, ensure_general=False) if r.entities]
     assert (rule.entities, rule.critical_media, rule.warning_media) == (["web-01.example.com"], ["sms"], [])

@@ -66,10 +66,10 @@ def test_sparklines_on_the_overview_and_the_status_page(world: World, page, base
 
     now = int(time.time())
     world.r.hset("event_counters", "all", 100)
-    samples.record_sample(world.r, "events", now - 60)
+    samples.record_sample(world.s, "events", now - 60)
     world.r.hset("event_counters", "all", 400)
-    samples.record_sample(world.r, "events", now - 30)
-    samples.record_sample(world.r, "events", now)
+    samples.record_sample(world.s, "events", now - 30)
+    samples.record_sample(world.s, "events", now)
     for path in ("/", "/status"):
         page.goto(base_url + path)
         for key in ("events", "alerts", "queue"):

@@ -27,7 +27,7 @@ def rack(world: World) -> World:
         world.event(entity, check, "critical", "fan failure", initial_failure_delay=0)
     world.drain()
     for entity, check in names[:20]:
-        tags.add_check_tags(world.r, entity, check, ["rack7"])
+        tags.add_check_tags(world.s, entity, check, ["rack7"])
     return world
 
 

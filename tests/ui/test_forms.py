@@ -39,7 +39,7 @@ def test_acknowledge_queues_an_ack_event_that_the_executive_applies(critical: Wo
     assert event["type"] == "action" and event["state"] == "acknowledgement"
     assert (event["entity"], event["check"], event["summary"], event["duration"]) == (E, C, "Ann is on it", 7200)
     critical.drain()
-    assert maint.in_force(critical.r, E, C, maint.UNSCHEDULED) == clock.now
+    assert maint.in_force(critical.s, E, C, maint.UNSCHEDULED) == clock.now
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "Acknowledgement queued" in page and "End unscheduled maintenance" in page and "Ann is on it" in page
 
@@ -63,8 +63,8 @@ def test_end_unscheduled_maintenance(critical: World, client, clock) -> None:
     clock.advance(60)
     response = client.post(f"{URL}/unscheduled_maintenance/end")
     assert response.headers["Location"].endswith("notice=unscheduled-ended")
-    assert maint.in_force(critical.r, E, C, maint.UNSCHEDULED) is None
-    assert maint.load_windows(critical.r, E, C, maint.UNSCHEDULED) == {clock.now - 60: 60}
+    assert maint.in_force(critical.s, E, C, maint.UNSCHEDULED) is None
+    assert maint.load_windows(critical.s, E, C, maint.UNSCHEDULED) == {clock.now - 60: 60}
 
 
 def test_create_and_end_scheduled_maintenance(critical: World, client, clock) -> None:
@@ -72,18 +72,18 @@ def test_create_and_end_scheduled_maintenance(critical: World, client, clock) ->
                                                                  "summary": "kernel upgrade"})
     assert response.headers["Location"].endswith("notice=scheduled-created")
     start = clock.now
-    assert maint.in_force(critical.r, E, C, maint.SCHEDULED) == start
+    assert maint.in_force(critical.s, E, C, maint.SCHEDULED) == start
     assert "kernel upgrade" in client.get(URL).get_data(as_text=True)
     clock.advance(600)
     client.post(f"{URL}/scheduled_maintenance/end", data={"start": str(start)})
-    assert maint.in_force(critical.r, E, C, maint.SCHEDULED) is None
-    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {start: 600}
+    assert maint.in_force(critical.s, E, C, maint.SCHEDULED) is None
+    assert maint.load_windows(critical.s, E, C, maint.SCHEDULED) == {start: 600}
 
 
 def test_schedule_maintenance_in_the_future_by_utc_date(critical: World, client, clock) -> None:
     client.post(f"{URL}/scheduled_maintenance", data={"start": "2023-11-15 02:00", "duration": "30 minutes"})
-    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {1_700_013_600: 1800}
-    assert maint.in_force(critical.r, E, C, maint.SCHEDULED) is None
+    assert maint.load_windows(critical.s, E, C, maint.SCHEDULED) == {1_700_013_600: 1800}
+    assert maint.in_force(critical.s, E, C, maint.SCHEDULED) is None
     bad = client.post(f"{URL}/scheduled_maintenance", data={"start": "whenever", "duration": "1 hour"})
     assert "error=bad-start" in bad.headers["Location"]
 
@@ -92,7 +92,7 @@ def test_schedule_maintenance_by_words_in_a_zone(critical: World, client, clock)
     """clock: Tuesday 2023-11-14 22:13:20 UTC; tomorrow 02:00 in Berlin (CET, +1) is 01:00 UTC."""
     client.post(f"{URL}/scheduled_maintenance", data={"start": "tomorrow 02:00", "timezone": "Europe/Berlin",
                                                       "duration": "1h30m"})
-    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {1_700_010_000: 5400}
+    assert maint.load_windows(critical.s, E, C, maint.SCHEDULED) == {1_700_010_000: 5400}
     ambiguous = client.post(f"{URL}/scheduled_maintenance", data={"start": "01/02/2024", "duration": "1 hour"})
     page = client.get(ambiguous.headers["Location"]).get_data(as_text=True)
     assert "Could not read the start time" in page and "ambiguous" in page
@@ -107,11 +107,11 @@ def test_test_notifications_queues_a_test_event(critical: World, client) -> None
 
 def test_disable_and_enable(critical: World, client) -> None:
     client.post(f"{URL}/enabled", data={"enabled": "false"})
-    assert not check_store.is_enabled(critical.r, E, C)
+    assert not check_store.is_enabled(critical.s, E, C)
     assert critical.r.zscore(keys.current_entities(), E) is None
     assert "Enable check" in client.get(URL).get_data(as_text=True)
     client.post(f"{URL}/enabled", data={"enabled": "true"})
-    assert check_store.is_enabled(critical.r, E, C)
+    assert check_store.is_enabled(critical.s, E, C)
     assert critical.r.zscore(keys.current_entities(), E) is not None
 
 
@@ -121,14 +121,14 @@ def test_recurring_maintenance_from_the_form_listed_and_deleted(critical: World,
         "start": "", "timezone": "Europe/Berlin", "duration": "90m", "summary": "patching",
         "rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0"})
     assert response.headers["Location"].endswith("notice=series-created")
-    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {1_700_355_600: 5400, 1_700_960_400: 5400}
+    assert maint.load_windows(critical.s, E, C, maint.SCHEDULED) == {1_700_355_600: 5400, 1_700_960_400: 5400}
     page = client.get(URL).get_data(as_text=True)
     assert "Recurring maintenance" in page and "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0" in page
     assert "2023-11-19 01:00:00 UTC" in page
     series_id = page.split('name="id" value="')[1].split('"')[0]
     deleted = client.post(f"{URL}/maintenance_series/delete", data={"id": series_id})
     assert deleted.headers["Location"].endswith("notice=series-deleted")
-    assert maint.load_windows(critical.r, E, C, maint.SCHEDULED) == {}
+    assert maint.load_windows(critical.s, E, C, maint.SCHEDULED) == {}
     bad = client.post(f"{URL}/scheduled_maintenance", data={"duration": "1h", "rrule": "FREQ=OFTEN"})
     assert "error=bad-series" in bad.headers["Location"]
     assert "FREQ must be one of" in client.get(bad.headers["Location"]).get_data(as_text=True)

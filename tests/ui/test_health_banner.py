@@ -19,6 +19,7 @@ from flapjack_py import keys
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.heartbeat import Heartbeat
 from flapjack_py.store import health as health_store
+from flapjack_py.store.client import StrRedis
 from tests.forms import FormClient
 from tests.polling import wait_for
 
@@ -69,11 +70,11 @@ def test_a_working_install_has_no_banner(world: World, client: flask.testing.Fla
 @pytest.mark.real
 @pytest.mark.slow
 def test_the_banner_is_on_every_page_in_the_browser(world: World, real_r: redis.Redis, page,
-                                                    base_url: str) -> None:
+                                                    base_url: str, real_s: StrRedis) -> None:
     world.event("web-01", "HTTP", "ok")
     world.drain()
     real_r.delete(keys.heartbeats(), *real_r.keys("executive_heartbeat:*"))  # the executive that ran is gone...
-    gone_executive(real_r, 180)  # ...and the last one seen beat 3 minutes ago
+    gone_executive(real_s, 180)  # ...and the last one seen beat 3 minutes ago
     for path in PAGES:
         page.goto(base_url + path)
         banner = page.locator(".health-banner")

@@ -124,7 +124,7 @@ def test_entities_and_entity_page(failing: World, client) -> None:
 
 
 def test_contacts_and_contact_page(failing: World, client) -> None:
-    media_store.update_medium(failing.r, "bob", "email", rollup_threshold=3)
+    media_store.update_medium(failing.s, "bob", "email", rollup_threshold=3)
     assert "Bob Backup" in text(client.get("/contacts"))
     page = text(client.get("/contacts/bob"))
     assert "bob@example.com" in page and "1 minute" in page and "summarise at 3 alerting checks" in page
@@ -152,7 +152,7 @@ def test_status_page(failing: World, client, path: str) -> None:
 
 def test_status_shows_receiver_counters(failing: World, client) -> None:
     assert "No receiver has reported yet" in text(client.get("/status"))
-    push_batch(failing.r, "nagios", ['{"n": 1}'], {"read": 3, "pushed": 1, "rejected": 2, "rejected:tab_in_output": 2},
+    push_batch(failing.s, "nagios", ['{"n": 1}'], {"read": 3, "pushed": 1, "rejected": 2, "rejected:tab_in_output": 2},
                time.time())
     page = text(client.get("/status"))
     assert "Receivers Receiver Lines read Events pushed Rejected Last report nagios 3 1 2 tab_in_output: 2" in page

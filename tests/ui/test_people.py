@@ -35,17 +35,17 @@ def test_create_a_contact_and_edit_it(world: World, client) -> None:
     response = client.post("/contacts", data={"first_name": "Bob", "last_name": "Builder", "email": "bob@example.com",
                                               "timezone": "Europe/Berlin", "id": "bob"})
     assert response.status_code == 303 and response.headers["Location"].endswith("/contacts/bob?notice=contact-created")
-    bob = contact_store.load_contact(world.r, "bob")
+    bob = contact_store.load_contact(world.s, "bob")
     assert (bob.first_name, bob.last_name, bob.email, bob.timezone) == ("Bob", "Builder", "bob@example.com",
                                                                          "Europe/Berlin")
-    assert len(rule_store.rule_ids(world.r, "bob")) == 1  # the general rule, as the API makes it
+    assert len(rule_store.rule_ids(world.s, "bob")) == 1  # the general rule, as the API makes it
     page = client.get("/contacts/bob?notice=contact-created").get_data(as_text=True)
     assert "Contact created" in page and 'value="Builder"' in page
 
     response = client.post("/contacts/bob", data={"first_name": "Robert", "last_name": "Builder", "email": "",
                                                   "timezone": "UTC"})
     assert response.status_code == 303
-    bob = contact_store.load_contact(world.r, "bob")
+    bob = contact_store.load_contact(world.s, "bob")
     assert (bob.first_name, bob.email, bob.timezone) == ("Robert", None, "UTC")
 
 
@@ -68,7 +68,7 @@ def test_media_round_trip_with_the_apis_message_on_a_bad_interval(ann: World, cl
     response = client.post("/contacts/ann/media", data={"type": "sms", "address": "+4912345", "interval": "600",
                                                         "rollup_threshold": "3"})
     assert response.status_code == 303
-    sms = media_store.load_media(ann.r, "ann")["sms"]
+    sms = media_store.load_media(ann.s, "ann")["sms"]
     assert (sms.address, sms.interval, sms.rollup_threshold) == ("+4912345", 600, 3)
 
     response = client.post("/contacts/ann/media", data={"type": "sms", "existing": "1", "address": "+4912345",
@@ -76,15 +76,15 @@ def test_media_round_trip_with_the_apis_message_on_a_bad_interval(ann: World, cl
     assert response.status_code == 422
     page = response.get_data(as_text=True)
     assert error_next_to(page, "medium-sms-interval") == "No valid media were submitted"  # as POST /media says
-    assert media_store.load_media(ann.r, "ann")["sms"].interval == 600
+    assert media_store.load_media(ann.s, "ann")["sms"].interval == 600
 
     response = client.post("/contacts/ann/media", data={"type": "sms", "existing": "1", "address": "+4999",
                                                         "interval": "", "rollup_threshold": ""})
     assert response.status_code == 303
-    sms = media_store.load_media(ann.r, "ann")["sms"]
+    sms = media_store.load_media(ann.s, "ann")["sms"]
     assert (sms.address, sms.interval, sms.rollup_threshold) == ("+4999", None, None)
     assert client.post("/contacts/ann/media/sms/delete").status_code == 303
-    assert "sms" not in media_store.load_media(ann.r, "ann")
+    assert "sms" not in media_store.load_media(ann.s, "ann")
 
 
 def test_pagerduty_secrets_are_write_only(ann: World, client) -> None:
@@ -99,7 +99,7 @@ def test_pagerduty_secrets_are_write_only(ann: World, client) -> None:
     page = client.get("/contacts/ann").get_data(as_text=True)
     assert "SECRET" not in page and "acme" in page
     client.post("/contacts/ann/pagerduty", data={"subdomain": "acme2", "username": "ann"})  # secrets left empty
-    assert media_store.load_pagerduty_credentials(ann.r, "ann") == {
+    assert media_store.load_pagerduty_credentials(ann.s, "ann") == {
         "service_key": "sk-SECRET-1", "subdomain": "acme2", "token": "tok-SECRET-2", "username": "ann",
         "password": "pw-SECRET-3"}
 
@@ -117,7 +117,7 @@ def test_a_rule_round_trips_through_the_weekly_editor(ann: World, client) -> Non
     assert client.get("/contacts/ann/rules/new").status_code == 200
     response = client.post("/contacts/ann/rules", data=rule_form(warning_blackhole="on"))
     assert response.status_code == 303
-    [rule] = [r for r in rule_store.load_rules(ann.r, "ann", ensure_general=False) if r.entities]
+    [rule] = [r for r in rule_store.load_rules(ann.s, "ann", ensure_general=False) if r.entities]
     assert (rule.entities, rule.critical_media, rule.warning_media, rule.warning_blackhole) == (
         ["web-01", "web-02"], ["email", "sms"], ["email"], True)
     assert [from_restriction(e) for e in rule.time_restrictions] == [
@@ -129,21 +129,21 @@ def test_a_rule_round_trips_through_the_weekly_editor(ann: World, client) -> Non
     assert 'value="09:00"' in edit and "Window 1: Mon–Fri 09:00–17:00" in edit
     response = client.post(f"/contacts/ann/rules/{rule.id}", data=rule_form(**{"tr-0-remove": "on", "tags": "db"}))
     assert response.status_code == 303
-    saved = rule_store.load_rule(ann.r, rule.id)
+    saved = rule_store.load_rule(ann.s, rule.id)
     assert (saved.tags, saved.time_restrictions, saved.warning_blackhole) == (["db"], [], False)
     assert client.post(f"/contacts/ann/rules/{rule.id}/delete").status_code == 303
-    assert rule_store.load_rule(ann.r, rule.id) is None
+    assert rule_store.load_rule(ann.s, rule.id) is None
 
 
 def test_a_bad_regex_and_a_bad_window_are_refused_next_to_their_fields(ann: World, client) -> None:
-    before = rule_store.rule_ids(ann.r, "ann")
+    before = rule_store.rule_ids(ann.s, "ann")
     response = client.post("/contacts/ann/rules", data=rule_form(**{"regex_entities": "web-(", "tr-0-end": "5pm"}))
     assert response.status_code == 422
     page = response.get_data(as_text=True)
     assert "Rule regex_entities: " in page  # flapjack_py.rules' API message
     assert re.search(r'id="rule-regex_entities"[^>]*aria-invalid="true"', page)
     assert error_next_to(page, "tr-0-end") == "&#39;5pm&#39; is not a time of day (HH:MM)"
-    assert rule_store.rule_ids(ann.r, "ann") == before
+    assert rule_store.rule_ids(ann.s, "ann") == before
 
 
 def stored(world: World) -> set[bytes]:
@@ -164,4 +164,4 @@ def test_forms_for_unknown_contacts_and_rules_are_404_and_change_nothing(ann: Wo
 def test_delete_a_contact(ann: World, client) -> None:
     response = client.post("/contacts/ann/delete")
     assert response.status_code == 303 and "notice=contact-deleted" in response.headers["Location"]
-    assert contact_store.load_contact(ann.r, "ann") is None
+    assert contact_store.load_contact(ann.s, "ann") is None

@@ -37,7 +37,7 @@ def problems(world: World, clock) -> World:
                                              "check": "SMTP", "duration": 3600, "summary": "on it"}))
     world.drain()
     for check in ("Replication", "Disk"):
-        tags.add_check_tags(world.r, DB, check, ["database"])
+        tags.add_check_tags(world.s, DB, check, ["database"])
     return world
 
 
@@ -73,7 +73,7 @@ def test_unhandled_problems_come_first_worst_then_longest_and_handled_ones_apart
 
 
 def test_a_disabled_failing_check_is_handled(problems: World, client) -> None:
-    history.disable_check(problems.r, WEB, "HTTP")
+    history.disable_check(problems.s, WEB, "HTTP")
     page = html(client, "/")
     assert "HTTP" not in section(page, "unhandled") and "HTTP" in section(page, "handled")
 
@@ -97,8 +97,8 @@ def test_filters_combine(problems: World, client, query: str, shown: set[str], h
 
 
 def test_an_entity_tag_selects_every_check_of_the_entity(problems: World, client) -> None:
-    entity_store.save_entity(problems.r, "id-mail", MAIL)
-    entity_store.add_entity_tags(problems.r, "id-mail", ["mail"])
+    entity_store.save_entity(problems.s, "id-mail", MAIL)
+    entity_store.add_entity_tags(problems.s, "id-mail", ["mail"])
     assert "SMTP" in section(html(client, "/?tag=mail"), "all")
     assert 'href="/checks?tag=mail"' in html(client, f"/entities/{MAIL}")  # the entity page links its tag view
 
@@ -157,21 +157,21 @@ def test_bulk_schedule_and_end_maintenance(problems: World, client, clock) -> No
                                           "comment": "kernel update"})
     assert response.status_code == 200, response.get_data(as_text=True)
     for entity, check in ((WEB, "HTTP"), (DB, "Disk")):
-        assert maint.in_force(problems.r, entity, check, maint.SCHEDULED) == clock.now
+        assert maint.in_force(problems.s, entity, check, maint.SCHEDULED) == clock.now
     assert "HTTP" in section(html(client, "/"), "handled")
     clock.advance(60)
     page = text_of(client.post("/bulk", data={"action": "end", "ids": ids + [f"{MAIL}:SMTP"]}).get_data(as_text=True))
     assert "ended on 3 of 3" in page and "acknowledgement ended" in page
-    assert maint.in_force(problems.r, WEB, "HTTP", maint.SCHEDULED) is None
-    assert maint.in_force(problems.r, MAIL, "SMTP", maint.UNSCHEDULED) is None
+    assert maint.in_force(problems.s, WEB, "HTTP", maint.SCHEDULED) is None
+    assert maint.in_force(problems.s, MAIL, "SMTP", maint.UNSCHEDULED) is None
 
 
 def test_bulk_disable_and_enable(problems: World, client) -> None:
     client.post("/bulk", data={"action": "disable", "ids": [f"{DB}:Disk", f"{DB}:Replication"]})
-    assert not check_store.is_enabled(problems.r, DB, "Disk")
+    assert not check_store.is_enabled(problems.s, DB, "Disk")
     assert problems.r.zscore(keys.current_entities(), DB) is None  # no current check left on db-01
     client.post("/bulk", data={"action": "enable", "ids": [f"{DB}:Disk"]})
-    assert check_store.is_enabled(problems.r, DB, "Disk") and not check_store.is_enabled(problems.r, DB, "Replication")
+    assert check_store.is_enabled(problems.s, DB, "Disk") and not check_store.is_enabled(problems.s, DB, "Replication")
 
 
 def test_bulk_on_an_unknown_check_does_nothing_to_it_and_says_so(problems: World, client) -> None:
@@ -179,7 +179,7 @@ def test_bulk_on_an_unknown_check_does_nothing_to_it_and_says_so(problems: World
     page = text_of(response.get_data(as_text=True))
     assert "ghost.example.com / Nope no such check: nothing was done" in page
     assert [e["entity"] for e in queued(problems)] == [WEB]
-    assert entity_store.entity_id(problems.r, "ghost.example.com") is None
+    assert entity_store.entity_id(problems.s, "ghost.example.com") is None
 
 
 @pytest.mark.parametrize(("data", "message"), [
@@ -194,7 +194,7 @@ def test_a_bad_bulk_request_changes_nothing(problems: World, client, data: dict,
     assert response.status_code == 400
     assert message in response.get_data(as_text=True)
     assert queued(problems) == []
-    assert maint.in_force(problems.r, WEB, "HTTP", maint.SCHEDULED) is None
+    assert maint.in_force(problems.s, WEB, "HTTP", maint.SCHEDULED) is None
 
 
 def test_bulk_without_the_csrf_token_is_refused(problems: World, client) -> None:

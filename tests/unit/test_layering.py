@@ -36,6 +36,22 @@ REDIS_OUTSIDE_STORE = {
 }
 """Modules outside flapjack_py/store/ that may send Redis commands, and why."""
 
+CLIENT_BUILDERS = {
+    "flapjack_py/connection.py": "builds each process's pair of clients (open_clients, make_clients, clients_for)",
+    "flapjack_py/embedded_redis.py": "the embedded server hands out clients of itself",
+}
+"""Modules that may make a Redis client; everything else is handed one where its process is composed."""
+
+BYTES_CLIENT_MODULES = {
+    "flapjack_py/store/events.py": "takes events byte for byte (EventQueue's take)",
+    "flapjack_py/store/archive.py": "copies archived events byte for byte",
+    "flapjack_py/store/backtest.py": "replays archived events byte for byte",
+    "flapjack_py/store/bench.py": "counts rq jobs; the raw reference rates",
+}
+"""Data-layer modules with functions taking the bytes client, and why (all others take only the str client)."""
+
+CLIENT_PARAMS = frozenset({"client", "connection", "source", "target", "c"})
+
 NOT_KEYS = {"maintenance_series": "also the API resource (/maintenance_series) and its JSON member"}
 """Strings equal to a key name that are not used as one."""
 
@@ -60,6 +76,43 @@ def test_redis_commands_only_in_the_data_layer() -> None:
         if calls:
             found[path] = calls
     assert not found, f"Redis commands outside flapjack_py/store/: {found}"
+
+
+def test_the_data_layer_takes_one_kind_of_client_and_never_converts() -> None:
+    """store/ functions type their client StrRedis (BytesRedis only where raw bytes are the point); nothing
+    turns one kind into the other per call (issue 16: no str_client / decoded / text-or-bytes helpers)."""
+    found = []
+    for path, tree in _modules():
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
+            {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} | \
+            {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        found += [f"{path}: {name}" for name in ("str_client", "decoded", "opt_text") if name in names]
+        if path.startswith("flapjack_py/store/") and path != "flapjack_py/store/client.py":  # client.py: the kinds
+            found += _untyped_clients(path, tree)
+    assert not found, f"client conversions or untyped clients in the data layer: {found}"
+
+
+def test_the_client_check_finds_a_planted_conversion() -> None:
+    planted = ast.parse("def f(client: redis.Redis) -> None: ...\n"
+                        "def g(client: BytesRedis) -> None: ...\n"
+                        "def h(client) -> None: ...\n")
+    assert len(_untyped_clients("flapjack_py/store/x.py", planted)) == 3
+    assert _untyped_clients("flapjack_py/store/events.py", planted) == ["flapjack_py/store/events.py:1: f(client)",
+                                                                        "flapjack_py/store/events.py:3: h(client)"]
+
+
+def test_clients_are_built_only_where_processes_are_composed() -> None:
+    found = []
+    for path, tree in _modules():
+        if path in CLIENT_BUILDERS:
+            continue
+        found += [f"{path}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and (node.func.attr in ("from_url", "make_client")
+                       or (node.func.attr == "Redis" and isinstance(node.func.value, ast.Name)))]
+        found += [f"{path}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "make_client"]
+    assert not found, f"Redis clients made outside flapjack_py.connection (use open_clients/make_clients): {found}"
 
 
 def test_key_names_only_in_keys_py() -> None:
@@ -101,6 +154,19 @@ def _modules() -> Iterator[tuple[str, ast.Module]]:
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _untyped_clients(path: str, tree: ast.Module) -> list[str]:
+    """Functions whose client parameter is not annotated StrRedis (or BytesRedis where BYTES_CLIENT_MODULES allows)."""
+    allowed = {"StrRedis", "BytesRedis"} if path in BYTES_CLIENT_MODULES else {"StrRedis"}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        found += [f"{path}:{node.lineno}: {node.name}({arg.arg})" for arg in node.args.args + node.args.kwonlyargs
+                  if arg.arg in CLIENT_PARAMS
+                  and not (isinstance(arg.annotation, ast.Name) and arg.annotation.id in allowed)]
+    return found
 
 
 def _imported_names(tree: ast.Module) -> set[str]:

@@ -11,12 +11,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from flapjack_py import metrics
 from flapjack_py.config import load_config
+from flapjack_py.connection import clients_for
 
 RULES = Path(__file__).resolve().parents[2] / "deploy" / "prometheus-rules.yml"
 
 
 def test_rules_name_only_exposed_metrics():
-    text = metrics.render(fakeredis.FakeRedis(), load_config({"gateways": {"email": {"enabled": True}}})).decode()
+    text = metrics.render(clients_for(fakeredis.FakeRedis()), load_config({"gateways": {"email": {"enabled": True}}})).decode()
     suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), "gauge": ("",)}
     exposed = {f.name + suffix for f in text_string_to_metric_families(text) for suffix in suffixes[f.type]}
     rules = [rule for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]]

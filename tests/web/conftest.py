@@ -6,6 +6,7 @@ logs a test client in through the real login form. Passwords are PASSWORD.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +19,10 @@ from argon2 import PasswordHasher
 import web
 from flapjack_py import credentials, keys
 from flapjack_py.access import Role
+from flapjack_py.connection import clients_for
 from flapjack_py.executive import Executive
 from flapjack_py.store import users as user_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
 from tests.forms import FormClient
 
@@ -35,11 +38,16 @@ class People:
     r: redis.Redis
     token: dict[Role, str] = field(default_factory=dict)
 
+    @functools.cached_property
+    def s(self) -> StrRedis:
+        """The str client on `r`'s server (what store/ takes), made once."""
+        return clients_for(self.r).text
+
     def add(self, role: Role) -> None:
-        user_store.save_user(self.r, user_store.User(role.value, role, credentials.hash_password(PASSWORD), 0))
+        user_store.save_user(self.s, user_store.User(role.value, role, credentials.hash_password(PASSWORD), 0))
         secret = credentials.new_token()
         digest = credentials.token_digest(secret)
-        user_store.add_token(self.r, digest, user_store.Token(credentials.token_id(digest), role.value, 0))
+        user_store.add_token(self.s, digest, user_store.Token(credentials.token_id(digest), role.value, 0))
         self.token[role] = secret
 
     def bearer(self, role: Role) -> dict[str, str]:

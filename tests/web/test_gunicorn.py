@@ -24,6 +24,7 @@ from flapjack_py import credentials
 from flapjack_py.access import Role
 from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.store import users as user_store
+from flapjack_py.store.client import StrRedis
 from tests.integration.sentinel_cluster import free_port
 from tests.polling import wait_for
 
@@ -52,8 +53,8 @@ def served_by(log: Path, path: str) -> dict[int, int]:
 
 
 def test_several_gunicorn_workers_share_one_login_session(tmp_path: Path, redis_server: EmbeddedRedis,
-                                                          real_r: redis.Redis) -> None:
-    user_store.save_user(real_r, user_store.User("admin", Role.ADMIN, credentials.hash_password(PASSWORD), 0))
+                                                          real_r: redis.Redis, real_s: StrRedis) -> None:
+    user_store.save_user(real_s, user_store.User("admin", Role.ADMIN, credentials.hash_password(PASSWORD), 0))
     config = tmp_path / "flapjack.yml"
     config.write_text(yaml.safe_dump({"redis": {"url": redis_server.url}}))
     access_log, port = tmp_path / "access.log", free_port()

@@ -13,6 +13,7 @@ from flapjack_py import render
 from flapjack_py.access import MASK, Role
 from flapjack_py.config import load_config
 from flapjack_py.store import media as media_store
+from flapjack_py.store.client import StrRedis
 from tests.ui.conftest import World
 
 from .conftest import People
@@ -28,12 +29,12 @@ SECRETS = (PD["service_key"], PD["token"], PD["password"])
 
 
 @pytest.fixture
-def world(real_r: Any, people: People, clock: Any) -> World:
+def world(real_r: Any, people: People, clock: Any, real_s: StrRedis) -> World:
     """Contact ann (email, sms, PagerDuty) on an entity and check whose names and summary hold a script; alerted."""
     found = World(real_r)
     found.contact("ann", f"Ann{XSS}", f"Oncall{XSS}", E, email=EMAIL)
-    media_store.set_medium(real_r, "ann", "sms", PHONE, 60)
-    media_store.set_pagerduty_credentials(real_r, "ann", PD)
+    media_store.set_medium(real_s, "ann", "sms", PHONE, 60)
+    media_store.set_pagerduty_credentials(real_s, "ann", PD)
     found.event(E, C, "ok")
     found.drain()
     clock.advance(10)

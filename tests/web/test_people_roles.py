@@ -21,9 +21,9 @@ FORMS = [("/contacts", {"first_name": "Eve"}), ("/contacts/ann", {"first_name": 
 
 @pytest.fixture
 def ann(people: People) -> People:
-    contact_store.create_contact(people.r, {"id": "ann", "first_name": "Ann", "last_name": "Oncall"})
-    media_store.set_medium(people.r, "ann", "email", "ann@example.com")
-    media_store.set_pagerduty_credentials(people.r, "ann", {"service_key": "sk-SECRET", "token": "tok-SECRET"})
+    contact_store.create_contact(people.s, {"id": "ann", "first_name": "Ann", "last_name": "Oncall"})
+    media_store.set_medium(people.s, "ann", "email", "ann@example.com")
+    media_store.set_pagerduty_credentials(people.s, "ann", {"service_key": "sk-SECRET", "token": "tok-SECRET"})
     return people
 
 
@@ -46,4 +46,4 @@ def test_an_admin_gets_the_forms_but_no_secret(client: Any, ann: People) -> None
     assert "SECRET" not in page
     response = client.post("/contacts/ann/media", data={"type": "sms", "address": "+49 1", "interval": "60"})
     assert response.status_code == 303
-    assert media_store.load_media(ann.r, "ann")["sms"].interval == 60
+    assert media_store.load_media(ann.s, "ann")["sms"].interval == 60

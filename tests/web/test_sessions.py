@@ -9,6 +9,7 @@ import pytest
 from flapjack_py import credentials
 from flapjack_py.access import Role
 from flapjack_py.store import users as user_store
+from flapjack_py.store.client import StrRedis
 
 from .conftest import PASSWORD, People
 
@@ -65,13 +66,13 @@ def test_idle_sessions_end(client: Any, people: People, clock: Any) -> None:
 def test_a_password_change_or_deletion_ends_open_sessions(client: Any, people: People) -> None:
     people.login(client, Role.RESPONDER)
     assert client.get("/").status_code == 200
-    user = user_store.load_user(people.r, "responder")
+    user = user_store.load_user(people.s, "responder")
     assert user is not None
-    user_store.save_user(people.r, user_store.User(user.name, user.role, credentials.hash_password("new password!"), 0))
+    user_store.save_user(people.s, user_store.User(user.name, user.role, credentials.hash_password("new password!"), 0))
     assert client.get("/").status_code == 303
     people.login(client, Role.RESPONDER, "new password!")
     assert client.get("/").status_code == 200
-    user_store.remove_user(people.r, "responder")
+    user_store.remove_user(people.s, "responder")
     assert client.get("/").status_code == 303
 
 
@@ -127,14 +128,14 @@ def test_a_viewer_is_not_shown_forms_it_may_not_use(client: Any, people: People,
     assert "ack-form" in client.get("/checks/web-01/HTTP").get_data(as_text=True)
 
 
-def test_long_lists_are_paged(client: Any, real_r: Any) -> None:
+def test_long_lists_are_paged(client: Any, real_r: Any, real_s: StrRedis) -> None:
     from flapjack_py.store import contacts as contact_store
     from flapjack_py.store import entities as entity_store
 
-    contact_store.create_contact(real_r, {"id": "ann", "first_name": "Ann"})
+    contact_store.create_contact(real_s, {"id": "ann", "first_name": "Ann"})
     for n in range(450):
-        entity_store.save_entity(real_r, f"id-{n}", f"host-{n:04d}")
-        entity_store.add_entity_contacts(real_r, f"id-{n}", ["ann"])
+        entity_store.save_entity(real_s, f"id-{n}", f"host-{n:04d}")
+        entity_store.add_entity_contacts(real_s, f"id-{n}", ["ann"])
     page = client.get("/entities?page=3").get_data(as_text=True)
     assert "host-0449" in page and "host-0399" not in page and "Page 3 of 3 (450)" in page
     page = client.get("/contacts/ann?entities_page=2").get_data(as_text=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-import redis
 from flask import Response, request
 
 from flapjack_py.access import shown_address
@@ -18,6 +17,7 @@ from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.contacts import Contact
 
 from ..auth import current_principal
@@ -112,7 +112,7 @@ def get_contact_alerts(contact_id: str) -> Response:
 # --- helpers ---------------------------------------------------------------------
 
 
-def contacts_json(client: redis.Redis, contacts: Sequence[Contact]) -> list[dict[str, Any]]:
+def contacts_json(client: StrRedis, contacts: Sequence[Contact]) -> list[dict[str, Any]]:
     """The API representation of contacts (api-v1.md 4), links included."""
     ids = [c.id for c in contacts]
     entities = entity_store.entity_ids_for_contacts(client, ids)
@@ -143,7 +143,7 @@ def check_contact_item(item: Any) -> None:
             raise ApiError(422, f"Invalid media type '{name}'")
 
 
-def require_contacts(client: redis.Redis, ids: Sequence[str]) -> None:
+def require_contacts(client: StrRedis, ids: Sequence[str]) -> None:
     """404 naming the missing ones unless every contact exists."""
     found = {c.id for c in store.load_contacts(client, ids)}
     missing = [cid for cid in ids if cid not in found]
@@ -151,7 +151,7 @@ def require_contacts(client: redis.Redis, ids: Sequence[str]) -> None:
         raise ApiError(404, f"could not find contacts '{', '.join(missing)}'")
 
 
-def apply_contact_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
+def apply_contact_op(client: StrRedis, contact_id: str, op: PatchOp) -> None:
     """One supported contact operation (api-v1.md 4.3); unsupported ones and invalid values are ignored."""
     value = str(op.value) if isinstance(op.value, int | float) and not isinstance(op.value, bool) else op.value
     if op.op == "replace" and op.field in NAME_FIELDS and (value is None or isinstance(value, str)):

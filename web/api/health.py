@@ -21,7 +21,7 @@ from .schemas import ok, operation
 
 @bp.route("/health", methods=["GET"])
 def get_health() -> Response:
-    health = check_health(ctx().raw, ctx().config, int(time.time()))
+    health = check_health(ctx().client, ctx().config, int(time.time()))
     return answer(health.to_json(), 200 if health.ok else 503, {"Cache-Control": "no-store"})
 
 

@@ -9,14 +9,13 @@ import math
 from collections.abc import Sequence
 from typing import Any, cast
 
-import redis
 from flask import Response
 
 from flapjack_py.access import shown_address
 from flapjack_py.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
 from flapjack_py.store import media as media_store
-from flapjack_py.store.client import to_int
+from flapjack_py.store.client import StrRedis, to_int
 from flapjack_py.store.media import Medium
 
 from ..auth import current_principal
@@ -90,7 +89,7 @@ def parse_media_id(media_id: str) -> tuple[str, str] | None:
     return max(matches, key=lambda m: len(m[0])) if matches else None
 
 
-def resolve_media(client: redis.Redis, ids: Sequence[str]) -> list[Medium]:
+def resolve_media(client: StrRedis, ids: Sequence[str]) -> list[Medium]:
     """The existing media among `ids` in order; 422 for an unparseable id, 404 for an unknown contact."""
     wanted = []
     for media_id in ids:
@@ -107,7 +106,7 @@ def resolve_media(client: redis.Redis, ids: Sequence[str]) -> list[Medium]:
     return [media[cid][kind] for cid, kind in wanted if kind in media[cid]]
 
 
-def present_media(client: redis.Redis, contact_id: str, types: Sequence[str]) -> list[Medium]:
+def present_media(client: StrRedis, contact_id: str, types: Sequence[str]) -> list[Medium]:
     """The contact's media of the given types, in hash order."""
     return [m for m in media_store.load_media(client, contact_id, include_pagerduty=False).values() if m.type in types]
 
@@ -167,7 +166,7 @@ def is_count(value: Any) -> bool:
     return isinstance(value, str) and to_int(value) is not None
 
 
-def apply_medium_op(client: redis.Redis, medium: Medium, op: PatchOp) -> None:
+def apply_medium_op(client: StrRedis, medium: Medium, op: PatchOp) -> None:
     """One `replace` of address/interval/rollup_threshold; invalid values are ignored (api-v1.md 2)."""
     if op.op != "replace":
         return

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-import redis
 from flask import Response
 
 from flapjack_py.access import Role, shown_address, shown_credential
 from flapjack_py.store import contacts as store
 from flapjack_py.store import media as media_store
+from flapjack_py.store.client import StrRedis
 
 from ..auth import current_principal
 from ..errors import ApiError
@@ -86,7 +86,7 @@ def delete_pagerduty_credentials(ids: str) -> Response:
 # --- helpers ---------------------------------------------------------------------
 
 
-def require_contacts(client: redis.Redis, ids: Sequence[str]) -> None:
+def require_contacts(client: StrRedis, ids: Sequence[str]) -> None:
     """404 `could not find contact '<id>'` for the first unknown contact."""
     known = {c.id for c in store.load_contacts(client, ids)}
     for contact_id in ids:
@@ -115,7 +115,7 @@ def text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def apply_credentials_op(client: redis.Redis, contact_id: str, op: PatchOp) -> None:
+def apply_credentials_op(client: StrRedis, contact_id: str, op: PatchOp) -> None:
     """One `replace` of a credential field; other operations and invalid values are ignored."""
     if op.op == "replace" and op.field in FIELDS and is_value(op.value):
         media_store.update_pagerduty_credentials(client, contact_id, **cast(dict[str, Any], {op.field: text(op.value)}))

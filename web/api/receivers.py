@@ -37,7 +37,7 @@ def alertmanager_webhook() -> Response:
     errors = [f"alert {i}: {', '.join(errs)}" for i, (event, errs) in enumerate(checked) if event is None]
     if errors:
         raise ApiError(422, "; ".join(errors))
-    push_events(ctx().raw, [event for event, _ in checked if event is not None], ctx().config.executive.queue)
+    push_events(ctx().client, [event for event, _ in checked if event is not None], ctx().config.executive.queue)
     return answer({"queued": len(checked)}, status=202)
 
 

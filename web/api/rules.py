@@ -9,7 +9,6 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-import redis
 from flask import Response
 
 from flapjack_py.errors import AlreadyExists
@@ -23,6 +22,7 @@ from flapjack_py.rules import (
 )
 from flapjack_py.store import contacts as store
 from flapjack_py.store import rules as rule_store
+from flapjack_py.store.client import StrRedis
 
 from ..errors import ApiError
 from . import bp
@@ -108,7 +108,7 @@ def partly_created() -> Response:
     return response
 
 
-def create_rules(client: redis.Redis, contact_id: str, items: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
+def create_rules(client: StrRedis, contact_id: str, items: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """Create validated rules one by one: (ids created, messages of ids already taken)."""
     new_ids, failures = [], []
     for item in items:
@@ -124,7 +124,7 @@ def create_rules(client: redis.Redis, contact_id: str, items: Sequence[dict[str,
     return new_ids, failures
 
 
-def require_rules(client: redis.Redis, ids: Sequence[str]) -> list[NotificationRule]:
+def require_rules(client: StrRedis, ids: Sequence[str]) -> list[NotificationRule]:
     """The rules in order; 404 naming the first unknown id."""
     rules = {rule.id: rule for rule in rule_store.load_rules_by_id(client, ids)}
     for rule_id in ids:

@@ -12,8 +12,6 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-import redis
-
 from flapjack_py import keys, recurrence
 from flapjack_py.checks import ack_hash
 from flapjack_py.filters.acknowledgement import DEFAULT_ACK_DURATION
@@ -21,13 +19,14 @@ from flapjack_py.recurrence import Series
 from flapjack_py.store import history
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_events
 from flapjack_py.timeparse import parse_duration
 
 log = logging.getLogger(__name__)
 
 
-def acknowledge(client: redis.Redis, queue: str, entity: str, check: str, duration: str, comment: str) -> int:
+def acknowledge(client: StrRedis, queue: str, entity: str, check: str, duration: str, comment: str) -> int:
     """Queue an acknowledgement action event; return its duration in seconds.
 
     Raises TimeParseError for an unreadable duration.
@@ -35,7 +34,7 @@ def acknowledge(client: redis.Redis, queue: str, entity: str, check: str, durati
     return acknowledge_many(client, queue, [(entity, check)], duration, comment)
 
 
-def acknowledge_many(client: redis.Redis, queue: str, checks: Sequence[tuple[str, str]], duration: str,
+def acknowledge_many(client: StrRedis, queue: str, checks: Sequence[tuple[str, str]], duration: str,
                      comment: str) -> int:
     """Queue one acknowledgement action event per check in one push; return the duration in seconds.
 
@@ -51,12 +50,12 @@ def acknowledge_many(client: redis.Redis, queue: str, checks: Sequence[tuple[str
     return seconds
 
 
-def test_notifications(client: redis.Redis, queue: str, entity: str, check: str) -> None:
+def test_notifications(client: StrRedis, queue: str, entity: str, check: str) -> None:
     """Queue a test_notifications action event, worded as Flapjack's web UI did."""
     test_notifications_many(client, queue, [(entity, check)])
 
 
-def test_notifications_many(client: redis.Redis, queue: str, checks: Sequence[tuple[str, str]]) -> None:
+def test_notifications_many(client: StrRedis, queue: str, checks: Sequence[tuple[str, str]]) -> None:
     """Queue one test_notifications action event per check, in one push."""
     push_events(client, [{"type": "action", "state": "test_notifications", "entity": entity, "check": check,
                           "summary": f"Testing notifications to all contacts interested in entity: {entity}, "
@@ -65,12 +64,12 @@ def test_notifications_many(client: redis.Redis, queue: str, checks: Sequence[tu
         log.info("%s:%s: test notifications queued from the web UI", entity, check)
 
 
-def end_unscheduled(client: redis.Redis, entity: str, check: str, now: int) -> bool:
+def end_unscheduled(client: StrRedis, entity: str, check: str, now: int) -> bool:
     """End the acknowledgement (unscheduled maintenance) in force; False when there is none."""
     return maint.end_unscheduled(client, entity, check, now)
 
 
-def create_scheduled(client: redis.Redis, entity: str, check: str, start: int, duration: str, summary: str,
+def create_scheduled(client: StrRedis, entity: str, check: str, start: int, duration: str, summary: str,
                      now: int) -> int:
     """Add a scheduled maintenance window; return its duration. Raises TimeParseError."""
     seconds = parse_duration(duration)
@@ -78,7 +77,7 @@ def create_scheduled(client: redis.Redis, entity: str, check: str, start: int, d
     return seconds
 
 
-def create_series(client: redis.Redis, fields: dict[str, Any], now: int) -> Series:
+def create_series(client: StrRedis, fields: dict[str, Any], now: int) -> Series:
     """Store and materialise a recurring maintenance series (recurrence.new_series fields).
 
     Raises InvalidSeries saying what is wrong.
@@ -90,18 +89,18 @@ def create_series(client: redis.Redis, fields: dict[str, Any], now: int) -> Seri
     return made
 
 
-def delete_series(client: redis.Redis, series_id: str, now: int) -> None:
+def delete_series(client: StrRedis, series_id: str, now: int) -> None:
     """Delete a series and its future windows (unknown ids do nothing)."""
     if series_store.load_series(client, series_id) is not None:
         series_store.delete_series(client, series_id, now)
 
 
-def end_scheduled(client: redis.Redis, entity: str, check: str, start: int, now: int) -> bool:
+def end_scheduled(client: StrRedis, entity: str, check: str, start: int, now: int) -> bool:
     """End (or delete, if it has not begun) the scheduled window starting at `start`."""
     return maint.end_scheduled(client, entity, check, start, now)
 
 
-def end_maintenance(client: redis.Redis, entity: str, check: str, now: int) -> list[str]:
+def end_maintenance(client: StrRedis, entity: str, check: str, now: int) -> list[str]:
     """End the acknowledgement and the scheduled window in force; return what ended ("acknowledgement",
     "scheduled maintenance"), [] when nothing was in force."""
     ended = ["acknowledgement"] if end_unscheduled(client, entity, check, now) else []
@@ -111,7 +110,7 @@ def end_maintenance(client: redis.Redis, entity: str, check: str, now: int) -> l
     return ended
 
 
-def set_enabled(client: redis.Redis, entity: str, check: str, enabled: bool, now: int) -> None:
+def set_enabled(client: StrRedis, entity: str, check: str, enabled: bool, now: int) -> None:
     """Enable or disable a check as the API does (flapjack_py.store.history): disabling drops it from
     current_checks:E (and the entity from current_entities when none is left); its next event enables it.
     """

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import time
 
-import redis
 from flask import current_app
 
 from flapjack_py.config import Config
+from flapjack_py.store.client import BytesRedis, StrRedis
 
 EXTENSION = "flapjack"
 
 
-def raw_redis() -> redis.Redis:
-    """The client handed to create_app (may reply with bytes; rq needs it that way)."""
+def raw_redis() -> BytesRedis:
+    """The bytes client (rq needs it that way)."""
     return current_app.extensions[EXTENSION].raw  # type: ignore[no-any-return]
 
 
-def db() -> redis.Redis:
-    """A str-replying client on the same server."""
+def db() -> StrRedis:
+    """The str client: the one every flapjack_py.store function takes."""
     return current_app.extensions[EXTENSION].client  # type: ignore[no-any-return]
 
 

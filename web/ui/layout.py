@@ -18,7 +18,7 @@ from flapjack_py.store import checks as check_store
 from .. import auth, policy
 from ..errors import error_response
 from . import bp
-from .context import config, db, now, raw_redis
+from .context import config, db, now
 
 REFRESH_COOKIE = "flapjack_refresh"
 REFRESH_CHOICES = (5, 15, 30, 60, 300)
@@ -35,7 +35,7 @@ def frame() -> dict[str, Any]:
     Before the gate has recognised a caller (the login page) nothing about the monitored world is shown.
     """
     principal = g.get("principal")
-    health = check_health(raw_redis(), config(), now()) if principal else None
+    health = check_health(db(), config(), now()) if principal else None
     return {"principal": principal, "open_mode": principal is auth.ANONYMOUS, "may": may, "health": health,
             "refresh": refresh_period(), "refresh_choices": REFRESH_CHOICES, "page_time": now(),
             "failing_count": check_store.failed_check_count(db()) if health and health.checks is not None else 0}

@@ -5,11 +5,11 @@ flapjack_py.pictures, drawn in the browser by web/static/charts.js with the vend
 
 from __future__ import annotations
 
-import redis
 from flask import request
 
 from flapjack_py import pictures
 from flapjack_py.store import samples
+from flapjack_py.store.client import StrRedis
 
 
 def span_arg() -> str:
@@ -18,13 +18,13 @@ def span_arg() -> str:
     return span if span in pictures.SPANS else "24h"
 
 
-def check_timeline(client: redis.Redis, entity: str, check: str, span: str, now: int) -> pictures.Timeline:
+def check_timeline(client: StrRedis, entity: str, check: str, span: str, now: int) -> pictures.Timeline:
     """The check's Timeline over the last `span` (a key of pictures.SPANS) up to `now`."""
     start = now - pictures.SPANS[span]
     return pictures.timeline(*samples.timeline_data(client, entity, check, start, now), start, now)
 
 
-def recent_rates(client: redis.Redis, now: int) -> pictures.Rates:
+def recent_rates(client: StrRedis, now: int) -> pictures.Rates:
     """Events/s, alerts/s and queue length over the last SPARK_WINDOW seconds."""
     taken = samples.load_samples(client, now - pictures.SPARK_WINDOW)
     return pictures.rates(taken, samples.alerts_between(client, [t for t, _, _ in taken]))

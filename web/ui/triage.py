@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import redis
 from flask import request, url_for
 
 from flapjack_py import triage
@@ -20,6 +19,7 @@ from flapjack_py.rows import CheckRow
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import read_models as queries
 from flapjack_py.store import triage as store
+from flapjack_py.store.client import StrRedis
 from flapjack_py.triage import Filter
 
 from . import bp, paging
@@ -45,7 +45,7 @@ class Overview:
     tags: list[str]
 
 
-def load_overview(client: redis.Redis, args: Mapping[str, str]) -> Overview:
+def load_overview(client: StrRedis, args: Mapping[str, str]) -> Overview:
     """The overview for query arguments `args` (triage.parse_filter; pages in upage, hpage, page)."""
     flt = triage.parse_filter(args)
     since = store.failing_since(client)
@@ -62,7 +62,7 @@ def load_overview(client: redis.Redis, args: Mapping[str, str]) -> Overview:
     )
 
 
-def matching_ids(client: redis.Redis, args: Mapping[str, str]) -> list[str]:
+def matching_ids(client: StrRedis, args: Mapping[str, str]) -> list[str]:
     """E:C of every check the filter in `args` matches (what "select all matching" acts on), at most MAX_MATCHING."""
     flt = triage.parse_filter(args)
     since = store.failing_since(client)
@@ -73,7 +73,7 @@ def matching_ids(client: redis.Redis, args: Mapping[str, str]) -> list[str]:
     return ids[:MAX_MATCHING]
 
 
-def _every_check(client: redis.Redis, flt: Filter, candidates: list[str], since: dict[str, int],
+def _every_check(client: StrRedis, flt: Filter, candidates: list[str], since: dict[str, int],
                  problems: Sequence[CheckRow]) -> paging.Page[CheckRow]:
     """The page of the list of every matching check; ordered by entity unless another column is chosen.
 
@@ -95,17 +95,17 @@ def _every_check(client: redis.Redis, flt: Filter, candidates: list[str], since:
     return _rows(client, paging.page_of(rows, paging.page_arg(), PAGE_SIZE))
 
 
-def _candidates(client: redis.Redis, flt: Filter, since: dict[str, int], matches: Callable[[str], bool]) -> list[str]:
+def _candidates(client: StrRedis, flt: Filter, since: dict[str, int], matches: Callable[[str], bool]) -> list[str]:
     """E:C ids passing the name and tag parts of the filter (from failed_checks when the state needs failing)."""
     ids = list(since) if flt.state in FAILING_STATES else check_store.all_check_ids(client)
     return [i for i in ids if matches(i)] if flt.entity or flt.check or flt.tag else ids
 
 
-def _matcher(client: redis.Redis, flt: Filter) -> Callable[[str], bool]:
+def _matcher(client: StrRedis, flt: Filter) -> Callable[[str], bool]:
     return triage.name_matcher(flt, store.tagged_check_ids(client, flt.tag) if flt.tag else ())
 
 
-def _rows(client: redis.Redis, page: paging.Page[CheckRow], alerts: int = 0) -> paging.Page[CheckRow]:
+def _rows(client: StrRedis, page: paging.Page[CheckRow], alerts: int = 0) -> paging.Page[CheckRow]:
     """The page's rows with each check's latest `alerts` alerts."""
     if alerts and page.items:
         queries.with_alerts(client, page.items, store.latest_alert_ids(client, [r.id for r in page.items], alerts))
