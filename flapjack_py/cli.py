@@ -107,6 +107,7 @@ def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
     """Run the executive: take events, update check state, notify."""
     from .connection import open_clients
     from .executive import Executive
+    from .wiring import default_notifier
 
     clients, embedded = open_clients(config)
     try:
@@ -114,7 +115,7 @@ def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
             from .metrics import serve as serve_metrics
 
             serve_metrics(metrics_port, clients, config)
-        ex = Executive(clients, config)
+        ex = Executive(clients, config, default_notifier(clients.text, config))  # the notifier injected here
         if burst:
             click.echo(f"processed {ex.drain()} events")
         else:

@@ -8,7 +8,7 @@ alerting sets, check facts), so a batch decides exactly what the same events
 in consecutive batches would. Every write (automatic general rules, drop keys,
 alerting sets, alert records and rq jobs) goes into the notifying event's
 WriteBuffer, which the executive commits in the batch's one MULTI; the notify-log
-lines too, written once that commit succeeded (write_notify_log).
+lines too, written once that commit succeeded (flapjack_py.notify_request.write_notify_log).
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import delivery
 from .config import KNOWN_MEDIA, Config
 from .decisions import Trace, drop_outcome
 from .notification import Notification
-from .redaction import mask_address
+from .notify_request import NotifyRequest
 from .rollup import FactsChange, RollupDecision, after_decision, current_check_facts, decide_rollup, facts_before
 from .rules import NotificationRule, select_media
 from .store import decisions as decision_store
@@ -38,26 +37,11 @@ from .time_restrictions import load_zone
 
 log = logging.getLogger(__name__)
 
-NOTIFY_LOG_SEPARATOR = " | "
 
 Target = tuple[ContactDetails, Medium]
 
 _NOT_READ = AlertingSet(members={}, drop_rollup=False)
 """Stands for the alerting set of a medium without rollup threshold, which is not read."""
-
-
-@dataclass
-class NotifyRequest:
-    """One notification of a batch: its event's position in the batch and the buffer its writes go to."""
-
-    notification: Notification
-    now: int
-    index: int
-    entity_id: str | None
-    writes: WriteBuffer
-    latest: bool = False  # its event changed the state just now (executive: its previous run is the newest change)
-    alerts: list[dict[str, Any]] = field(default_factory=list)  # filled by Notifier.notify
-    error: Exception | None = None  # set when deciding this notification failed (its event is rejected)
 
 
 class Notifier:
@@ -268,19 +252,3 @@ def build_alert(notification: Notification, contact: Contact, medium: Medium, de
 def _rollup_entry(facts: CheckFacts, now: int) -> dict[str, Any]:
     duration = now - facts.last_change if facts.last_change is not None else 0
     return {"duration": duration, "state": facts.state, "summary": facts.summary or ""}
-
-
-def write_notify_log(config: Config, *fields: str) -> None:
-    """Write one notify-log line (`E:C | TYPE | CID | MEDIUM | ADDRESS`) to the log and the configured file."""
-    if len(fields) == 5:  # E:C, TYPE, CID, MEDIUM, ADDRESS: a PagerDuty address is its routing key
-        fields = (*fields[:4], mask_address(fields[3], fields[4]))
-    line = NOTIFY_LOG_SEPARATOR.join(str(f) for f in fields)
-    log.info("notify: %s", line)
-    path = config.executive.notification_log_file
-    if not path:
-        return
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-    except OSError as exc:
-        log.warning("cannot write notification log %s: %s", path, exc)

@@ -69,10 +69,12 @@ def observe_delivery(pipe: Any, medium: str, seconds: float) -> None:
     observe(pipe, keys.metrics_delivery_seconds(medium), DELIVERY_BUCKETS, max(seconds, 0.0))
 
 
-def observe_batches(pipe: Any, seconds: Sequence[float]) -> None:
-    """The executive processed batches in `seconds` each (one write per bucket, however many batches)."""
+def observe_batches(client: StrRedis, seconds: Sequence[float]) -> None:
+    """The executive processed batches in `seconds` each (one pipeline, one write per bucket, however many)."""
     if seconds:
+        pipe = client.pipeline(transaction=False)
         observe_many(pipe, keys.metrics_batch_seconds(), BATCH_BUCKETS, seconds)
+        pipe.execute()
 
 
 def count_rejected(pipe: Any, reason: str) -> None:

@@ -28,7 +28,8 @@ from ..backtest import Alert, ProposedContact
 from ..config import Config
 from ..connection import embedded_clients
 from ..embedded_redis import EmbeddedRedis
-from ..executive import Executive, new_entity_id
+from ..event_steps import new_entity_id
+from ..executive import Executive
 from ..rules import rule_from_fields
 from ..store import backtest as store
 from ..store import contacts as contact_store

@@ -31,6 +31,7 @@ REDIS_OUTSIDE_STORE = {
     "flapjack_py/connection.py": "builds the clients: PING, INFO and CONFIG GET at startup",
     "flapjack_py/embedded_redis.py": "starts and stops a local server",
     "flapjack_py/executive.py": "opens the WATCH/MULTI pipeline it hands to store/ (style.md 3)",
+    "flapjack_py/batch_notify.py": "WATCHes the keys the notifier read on the executive's pipeline (as executive.py)",
     "gateways/worker.py": "rq's own job registries (rq plumbing, like delivery.py)",
     "web/ui/commands.py": "enable/disable, being moved onto store.history (issue 16)",
 }

@@ -1,0 +1,58 @@
+"""What the executive hands a notifier: one request per notification of a batch, the `Notifying` protocol
+it calls (flapjack_py.notifier.Notifier, injected by the composition root) and the notify-log line written
+once a request's alerts are committed."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .config import Config
+from .notification import Notification
+from .redaction import mask_address
+from .rollup import FactsChange
+from .store.writes import WriteBuffer
+
+log = logging.getLogger(__name__)
+
+NOTIFY_LOG_SEPARATOR = " | "
+
+
+@dataclass
+class NotifyRequest:
+    """One notification of a batch: its event's position in the batch and the buffer its writes go to."""
+
+    notification: Notification
+    now: int
+    index: int
+    entity_id: str | None
+    writes: WriteBuffer
+    latest: bool = False  # its event changed the state just now (executive: its previous run is the newest change)
+    alerts: list[dict[str, Any]] = field(default_factory=list)  # filled by Notifier.notify
+    error: Exception | None = None  # set when deciding this notification failed (its event is rejected)
+
+
+class Notifying(Protocol):
+    """What the executive needs of its notifier."""
+
+    def notify(self, requests: Sequence[NotifyRequest], changes: Mapping[str, Sequence[FactsChange]] | None = None,
+               watch: Callable[[list[str]], None] | None = None) -> None:
+        """Decide and write the alerts of `requests` (in batch order) into their writes; see Notifier.notify."""
+
+
+def write_notify_log(config: Config, *fields: str) -> None:
+    """Write one notify-log line (`E:C | TYPE | CID | MEDIUM | ADDRESS`) to the log and the configured file."""
+    if len(fields) == 5:  # E:C, TYPE, CID, MEDIUM, ADDRESS: a PagerDuty address is its routing key
+        fields = (*fields[:4], mask_address(fields[3], fields[4]))
+    line = NOTIFY_LOG_SEPARATOR.join(str(f) for f in fields)
+    log.info("notify: %s", line)
+    path = config.executive.notification_log_file
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+    except OSError as exc:
+        log.warning("cannot write notification log %s: %s", path, exc)
