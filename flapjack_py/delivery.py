@@ -22,7 +22,7 @@ from rq.queue import EnqueueData
 from rq.serializers import JSONSerializer
 
 from .config import KNOWN_MEDIA, Config
-from .render import render_alert
+from .render import SharedTexts, render_alert
 from .rq_jobs import PLACEHOLDER_ID, JobTemplate, stamp
 from .store import alerts as alert_store
 from .store.alerts import AlertStatus
@@ -75,12 +75,12 @@ def queue_for(connection: BytesRedis, medium: str) -> Queue:
 
 
 def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
-              texts: dict[tuple[Any, ...], tuple[str, str]] | None = None) -> str:
+              texts: SharedTexts | None = None) -> str:
     """Render `alert`, record it on `writes` and, when its gateway is enabled, add its job to `writes.jobs`.
 
     Returns the record's status. A template that fails to render fails this
     alert only: it is recorded `failed` with the error and not enqueued.
-    `texts`: texts rendered for the other alerts of its notification (render.render_alert's `shared`).
+    `texts`: what was rendered for the other alerts of its notification (render.render_alert's `shared`).
     """
     medium = alert["media"]
     try:

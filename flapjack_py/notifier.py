@@ -23,6 +23,7 @@ from .config import KNOWN_MEDIA, Config
 from .decisions import Trace, drop_outcome
 from .notification import Notification
 from .notify_request import NotifyRequest
+from .render import SharedTexts
 from .rollup import FactsChange, RollupDecision, after_decision, current_check_facts, decide_rollup, facts_before
 from .rules import NotificationRule, select_media
 from .store import decisions as decision_store
@@ -89,7 +90,7 @@ class Notifier:
         targets = [t for d in contacts
                    for t in self._contact_targets(d, view.rules_of(d, writes), notification, now, trace)]
         alerts = []
-        texts: dict[Any, tuple[str, str]] = {}  # rendered once for the alerts they are the same for
+        texts: SharedTexts = {}  # rendered once for the alerts they are the same for
         for details, medium in targets:
             cid = details.contact.id
             held = view.held_back(cid, medium.type, notification)
@@ -138,7 +139,7 @@ class Notifier:
         return targets
 
     def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
-              alert: dict[str, Any], trace: Trace, texts: dict[Any, tuple[str, str]]) -> bool:
+              alert: dict[str, Any], trace: Trace, texts: SharedTexts) -> bool:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
         writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
                                   medium.address))

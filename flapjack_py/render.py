@@ -22,7 +22,7 @@ import jinja2.meta
 from .config import Config
 from .durations import MONTH, YEAR, words
 from .filters.acknowledgement import DEFAULT_ACK_DURATION
-from .template_files import environment, override_key
+from .template_files import environment, override_key, template
 
 log = logging.getLogger(__name__)
 
@@ -38,54 +38,71 @@ decision, with the template variables computed from them (alert_context)."""
 ROLLUP_FIELDS = ("rollup", "rollup_alerts", "rollup_threshold")
 
 
-def render_alert(alert: Mapping[str, Any], config: Config,
-                 shared: dict[tuple[Any, ...], tuple[str, str]] | None = None) -> tuple[str, str]:
+SharedTexts = dict[tuple[Any, ...], Any]
+"""The texts (and template variables) rendered for the alerts of one notification so far (render_alert)."""
+
+
+def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts | None = None) -> tuple[str, str]:
     """Return (subject, body) for `alert` on its medium (`alert["media"]`).
 
     The subject is the email-style subject for email, SNS (cut to 100 chars) and
     apprise, and empty for other media; the body is the medium's text.
 
-    `shared`: the caller's dict of texts rendered for the alerts of one notification. An alert whose
-    medium, rollup decision and the per-contact fields its templates read equal an earlier one's gets
-    its texts without rendering (a storm: one sms text per notification, not one per contact).
+    `shared`: the caller's dict of what was rendered for the alerts of one notification. A template whose
+    medium, rollup decision and the per-contact fields it reads equal an earlier alert's gives its text
+    without rendering (a storm: one sms text and one email subject per notification, not one per
+    contact), and the template variables are computed once per notification, then the per-contact
+    fields (PER_CONTACT_FIELDS) set for each alert.
     """
     medium = str(alert.get("media", ""))
     kind = "rollup" if alert.get("rollup") else "alert"
     settings = config.gateway(medium)
-    if shared is None:
-        return _render_texts(alert, medium, kind, settings)
-    key = _shared_key(alert, medium, kind, settings)
-    texts = shared.get(key)
-    if texts is None:
-        texts = shared[key] = _render_texts(alert, medium, kind, settings)
-    return texts
-
-
-def _render_texts(alert: Mapping[str, Any], medium: str, kind: str, settings: Mapping[str, Any]) -> tuple[str, str]:
-    context = alert_context(alert, settings)
-    body = _render(medium, f"{kind}.text", context, settings)
-    subject = ""
-    if medium in SUBJECT_MEDIA:
-        subject = _render("email", f"{kind}_subject.text", context, settings)
-        if medium == "sns":
-            subject = truncate(subject, SNS_SUBJECT_MAX)
-    return subject, body
-
-
-def _shared_key(alert: Mapping[str, Any], medium: str, kind: str, settings: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What may differ between the texts of one notification's alerts."""
-    fields = _fields_read(medium, kind, override_key(settings.get("templates")))
+    override = override_key(settings.get("templates"))
+    shared = {} if shared is None else shared
     rollup = json.dumps([alert.get(f) for f in ROLLUP_FIELDS], sort_keys=True, default=str) if kind == "rollup" else ""
-    return (medium, kind, rollup, *(repr(alert.get(f)) for f in fields))
+    texts = []
+    for template_medium, name in _template_names(medium, kind):
+        key = (medium, name, rollup, *(repr(alert.get(f)) for f in _fields_read(template_medium, name, override)))
+        text = shared.get(key)
+        if text is None:
+            context = _shared_context(alert, (medium, rollup), settings, shared)
+            text = _render(template_medium, name, context, settings)
+            if medium == "sns" and name != f"{kind}.text":
+                text = truncate(text, SNS_SUBJECT_MAX)
+            shared[key] = text
+        texts.append(text)
+    return (texts[1] if len(texts) > 1 else ""), texts[0]
+
+
+def _template_names(medium: str, kind: str) -> list[tuple[str, str]]:
+    """(template medium, name) of an alert's body, then of its subject when its medium has one."""
+    return [(medium, f"{kind}.text")] + ([("email", f"{kind}_subject.text")] if medium in SUBJECT_MEDIA else [])
+
+
+def _shared_context(alert: Mapping[str, Any], key: tuple[str, str], settings: Mapping[str, Any],
+                    shared: SharedTexts) -> dict[str, Any]:
+    """alert_context(alert, settings), from the one of an earlier alert of the notification (same medium and
+    rollup decision) with this alert's per-contact fields."""
+    base = shared.get((None, *key))  # a text's key starts with its medium, never None
+    if base is None:
+        context = shared[(None, *key)] = alert_context(alert, settings)
+        return context
+    context = dict(base)
+    for name in PER_CONTACT_FIELDS:
+        if name in alert:
+            context[name] = alert[name]
+        else:
+            context.pop(name, None)
+    context.update(_per_contact_variables(alert))
+    return context
 
 
 @functools.lru_cache(maxsize=256)
-def _fields_read(medium: str, kind: str, override: tuple[str, ...] | str | None) -> tuple[str, ...]:
-    """The per-contact fields the body or subject template of `kind` on `medium` reads (all when unknown)."""
-    names = [(medium, f"{kind}.text")] + ([("email", f"{kind}_subject.text")] if medium in SUBJECT_MEDIA else [])
-    read = [_variables(m, name, override) for m, name in names]
+def _fields_read(medium: str, name: str, override: tuple[str, ...] | str | None) -> tuple[str, ...]:
+    """The per-contact fields template `name` of `medium` reads (all when unknown)."""
+    read = _variables(medium, name, override)
     return tuple(f for f, derived in PER_CONTACT_FIELDS.items()
-                 if any(names_read is None or f in names_read or names_read & set(derived) for names_read in read))
+                 if read is None or f in read or read & set(derived))
 
 
 @functools.lru_cache(maxsize=256)
@@ -111,9 +128,9 @@ def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Co
 
 def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     override = override_key(settings.get("templates"))
-    env = environment(medium, override)
     read = _variables(medium, name, override)
-    text = env.get_template(name).render(context if read is None else {k: context[k] for k in read if k in context})
+    text = template(medium, override, name).render(context if read is None else
+                                                   {k: context[k] for k in read if k in context})
     if medium != "email" or "subject" in name:
         return " ".join(text.split("\n")).strip()
     return text
@@ -140,7 +157,6 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
         duration_text=dur(state_duration) if state_duration and state_duration > 40 else "",
         last_state_title=state_title(str(alert["last_state"])) if alert.get("last_state") else "",
         last_summary=alert.get("last_summary") or "",
-        first_name=alert.get("contact_first_name") or "",
         rollup_rows=sorted(rollup, key=lambda row: row["duration"]),
         rollup_summary=rollup_summary(alert.get("rollup_alerts") or {}),
         rollup_detail_3=rollup_detail(alert.get("rollup_alerts") or {}, 3),
@@ -150,7 +166,13 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
         ack_hash=alert.get("event_hash") or ack_hash(f"{entity}:{check}"),
         show_ackid=state != "ok" and type_ not in ("test", "acknowledgement"),
     )
+    ctx.update(_per_contact_variables(alert))
     return ctx
+
+
+def _per_contact_variables(alert: Mapping[str, Any]) -> dict[str, Any]:
+    """The template variables derived from per-contact fields (PER_CONTACT_FIELDS)."""
+    return {"first_name": alert.get("contact_first_name") or ""}
 
 
 # --- engine.md 6.1 wording ---------------------------------------------------

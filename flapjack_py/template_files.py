@@ -66,6 +66,16 @@ def environment(medium: str, override: tuple[str, ...] | str | None) -> jinja2.E
                               autoescape=jinja2.select_autoescape(["html"], default_for_string=False))
 
 
+@functools.lru_cache(maxsize=256)
+def template(medium: str, override: tuple[str, ...] | str | None, name: str) -> jinja2.Template:
+    """Template `name` of `environment(medium, override)`, its globals flattened into one dict: Jinja keeps
+    them as a ChainMap over the environment's, which every render copies key by key (a storm renders
+    thousands of texts). The environment's globals are never changed after it is made."""
+    loaded = environment(medium, override).get_template(name)
+    loaded.globals = dict(loaded.globals)
+    return loaded
+
+
 def read(path: str) -> str:
     """The text of a template file (`~` expanded)."""
     return Path(os.path.expanduser(path)).read_text(encoding="utf-8")

@@ -34,22 +34,46 @@ def test_only_the_listed_template_variables_come_from_a_per_contact_field(field:
 
 @pytest.fixture()
 def renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the templates rendered."""
     done: list[str] = []
-    real = render._render_texts
-    monkeypatch.setattr(render, "_render_texts", lambda alert, *rest: done.append(alert["id"]) or real(alert, *rest))
+    real = render._render
+    monkeypatch.setattr(render, "_render", lambda medium, name, *rest: done.append(name) or real(medium, name, *rest))
     return done
 
 
-def test_sms_is_rendered_once_per_notification_email_once_per_name(renders: list[str]) -> None:
+def test_sms_is_rendered_once_per_notification_email_body_once_per_name(renders: list[str]) -> None:
     shared: dict = {}
     sms = [render.render_alert(for_contact(dict(ALERT, media="sms"), n), CONFIG, shared) for n in range(3)]
     assert len(renders) == 1 and len(set(sms)) == 1
     assert sms[0] == render.render_alert(for_contact(dict(ALERT, media="sms"), 0), CONFIG)  # as without sharing
     email = [render.render_alert(for_contact(ALERT, n), CONFIG, shared) for n in range(3)]
-    assert len(renders) == 5
+    assert sorted(renders[2:]) == ["alert.text"] * 3 + ["alert_subject.text"]  # the subject reads no name
     assert [body.splitlines()[0] for _, body in email] == ["Hi Name0", "Hi Name1", "Hi Name2"]
+    assert email == [render.render_alert(for_contact(ALERT, n), CONFIG) for n in range(3)]  # as without sharing
     again = render.render_alert(for_contact(ALERT, 1), CONFIG, shared)
-    assert again == email[1] and len(renders) == 5
+    assert again == email[1] and len(renders) == 6 + 6
+
+
+@pytest.mark.parametrize("media", ["email", "sms", "sns"])
+def test_the_variables_of_a_later_alert_are_its_own(media: str) -> None:
+    """Template variables are computed once per notification, then each alert's per-contact fields set."""
+    shared: dict = {}
+    alerts = [for_contact(dict(ALERT, media=media), n) for n in range(3)]
+    del alerts[2]["contact_last_name"]
+    alerts[1]["contact_first_name"] = None
+    for alert in alerts:
+        assert render._shared_context(alert, (media, ""), {}, shared) == render.alert_context(alert)
+
+
+def test_overrides_reading_every_per_contact_field_are_rendered_per_alert(renders: list[str], tmp_path: Path) -> None:
+    (tmp_path / "alert.text").write_text(" ".join(f"{{{{ {f} }}}}" for f in ["first_name", *render.PER_CONTACT_FIELDS]))
+    (tmp_path / "alert_subject.text").write_text("{{ address }}: {{ summary }}")
+    config = load_config({"gateways": {"email": {"templates": str(tmp_path)}}})
+    shared: dict = {}
+    texts = [render.render_alert(for_contact(ALERT, n, status="queued"), config, shared) for n in range(3)]
+    assert texts == [render.render_alert(for_contact(ALERT, n, status="queued"), config) for n in range(3)]
+    assert texts[2] == ("a2@x: down", "Name2 2 c2 c2 a2@x Last2 Name2 queued ")
+    assert len(renders) == 6 + 6
 
 
 def test_a_rollup_decision_gets_its_own_text(renders: list[str]) -> None:
