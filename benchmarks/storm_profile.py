@@ -11,24 +11,25 @@ import cProfile
 import pstats
 import time
 
-import redis
 from lab import private_redis, queue_events
 
 from flapjack_py.bench.workload import add_contacts, everyone_fails, executive_config, population_for, seed_events
+from flapjack_py.connection import clients_from_url
 from flapjack_py.executive import Executive
 
 
 def run(url: str, checks: int, profile: str | None) -> None:
-    client = redis.Redis.from_url(url)
+    clients = clients_from_url(url)
+    client = clients.raw
     client.flushall()
-    add_contacts(client)
+    add_contacts(clients.text)
     pop = population_for(checks, False)
-    executive = Executive(client, executive_config(url))
+    executive = Executive(clients, executive_config(url))
     queue_events(client, seed_events(pop, int(time.time())))
     executive.drain()
     work = everyone_fails(pop, checks, int(time.time()))
     queue_events(client, work.raws)
-    profiler = cProfile.Profile(time.process_time) if profile else None  # CPU time: the machine may be loaded
+    profiler = cProfile.Profile() if profile else None
     cpu, wall = time.process_time(), time.perf_counter()
     if profiler:
         profiler.enable()

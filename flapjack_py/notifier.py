@@ -168,6 +168,7 @@ class _BatchView:
         self.alerting = dict(data.alerting)
         self.drops = set(data.drops)
         self._rules: dict[str, list[NotificationRule]] = {}
+        self._current: dict[int, CheckFacts] = {}  # request index -> its notified check's facts
 
     def contacts_of(self, check_id: str) -> list[ContactDetails]:
         return [self.data.contacts[cid] for cid in self.data.contact_ids.get(check_id, ())]
@@ -194,8 +195,11 @@ class _BatchView:
         """Facts of the set's members and of the notified check, as the batch's earlier events left them."""
         notified = request.notification.event_id
         facts = {m: self._facts(m, request.index) for m in alerting.members if m != notified}
-        facts[notified] = current_check_facts(request.notification, self._facts(notified, request.index),
-                                              request.now)
+        current = self._current.get(request.index)  # the same for each of the notification's alerts
+        if current is None:
+            current = self._current[request.index] = current_check_facts(
+                request.notification, self._facts(notified, request.index), request.now)
+        facts[notified] = current
         return facts
 
     def _facts(self, check_id: str, index: int) -> CheckFacts:
