@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .checks import CheckSnapshot
+from .escalation import Paged
 from .events import Event
 from .filters.base import Verdict
 from .notification import Notification
@@ -54,6 +55,9 @@ MEDIUM_OUTCOMES = {
     "unknown_medium": "unknown medium",
 }
 
+OWED_TEXT = "owed by the escalation that paged this contact (its rules no longer select it)"
+"""How a trace words a medium an ended escalation goes to whatever the contact's rules say now."""
+
 _DROP_LEVELS = ("dropped", "dropped", "dropped", "interval")
 """Outcome per drop key level (contact, medium, check, check state: notifier drop_keys order)."""
 
@@ -70,6 +74,7 @@ class Trace:
     result: str = "not_alerted"  # blocked | no_contacts | alerted | not_alerted
     stopped_by: dict[str, Any] | None = None
     contacts: list[dict[str, Any]] = field(default_factory=list)
+    _owed: set[tuple[str, str]] = field(default_factory=set)
 
     @classmethod
     def for_notification(cls, notification: Notification, now: int) -> Trace:
@@ -88,9 +93,23 @@ class Trace:
             entry["rules"] = [_rule_entry(by_id.get(rid), rid, why) for rid, why in choice.verdicts]
         self.contacts.append(entry)
 
+    def escalation(self, paged: Mapping[str, Paged], owed: Iterable[tuple[str, str]]) -> None:
+        """Note which recorded contacts an escalation policy pages (policy, level) and the (contact, medium)
+        pairs an ended escalation is owed: their outcome so far (e.g. not_in_rule) gives way to the next one."""
+        for entry in self.contacts:
+            if entry["id"] in paged:
+                entry["escalation"] = {"policy": paged[entry["id"]].policy, "level": paged[entry["id"]].level}
+        for contact_id, medium in owed:
+            self._owed.add((contact_id, medium))
+            for entry in self.contacts:
+                if entry["id"] == contact_id:
+                    entry["media"] = [m for m in entry["media"] if m["medium"] != medium]
+
     def medium(self, contact_id: str, medium: str, outcome: str, alert_id: str = "", rollup: str = "") -> None:
         """Record one medium of an already recorded contact."""
         entry: dict[str, Any] = {"medium": medium, "outcome": outcome}
+        if (contact_id, medium) in self._owed:
+            entry["owed"] = True
         if alert_id:
             entry["alert"] = alert_id
         if rollup:
@@ -165,7 +184,8 @@ def describe(entry: Mapping[str, Any]) -> list[str]:
     lines = [f"{head}: {entry.get('type')} notification ({entry.get('severity', '?')}), "
              f"{'alerted' if entry.get('result') == 'alerted' else 'nobody alerted'}"]
     for contact in entry.get("contacts", ()):
-        lines.append(f"  contact {contact.get('id')}: {CONTACT_OUTCOMES.get(contact.get('outcome'), '?')}")
+        lines.append(f"  contact {contact.get('id')}: {CONTACT_OUTCOMES.get(contact.get('outcome'), '?')}"
+                     + _escalation_text(contact.get("escalation")))
         lines += [f"    rule {r.get('id')}: {_rule_text(r)}" for r in contact.get("rules", ())]
         lines += [f"    {m.get('medium')}: {_medium_text(m)}" for m in contact.get("media", ())]
     return lines
@@ -189,8 +209,16 @@ def _rule_text(rule: Mapping[str, Any]) -> str:
     return f"did not match: {MISMATCH_REASONS.get(why, why)}" + (f" (by {by})" if by else "")
 
 
+def _escalation_text(escalation: Mapping[str, Any] | None) -> str:
+    if not escalation:
+        return ""
+    return f" (paged by escalation policy {escalation.get('policy')}, level {escalation.get('level')})"
+
+
 def _medium_text(medium: Mapping[str, Any]) -> str:
     text = MEDIUM_OUTCOMES.get(medium.get("outcome", ""), str(medium.get("outcome")))
+    if medium.get("owed"):
+        text += f", {OWED_TEXT}"
     if medium.get("rollup"):
         text += f" (rollup {medium['rollup']})"
     if medium.get("alert"):

@@ -20,7 +20,7 @@ from typing import Any
 
 import redis
 
-from . import delivery
+from . import delivery, escalation_steps
 from .batch import Batch
 from .batch_notify import BatchNotify
 from .config import Config, load_config
@@ -67,6 +67,7 @@ class Executive:
         self.queue = EventQueue(self.client, self.raw, self.cfg.queue, self.host, self.pid)
         self.heartbeat = Heartbeat(role="executive", host=self.host, pid=self.pid, started=int(time.time()))
         self.housekeeping = Housekeeping(self.client, self.raw, self.cfg, self.queue, self.heartbeat)
+        self.housekeeping.escalating = escalation_steps.Escalating(self.notifier, self.client, self.raw, self.config)
         self.steps = EventSteps(self.cfg, self.queue)
         self.notifying = BatchNotify(self.notifier, self.client, lambda expected: self._guard(expected),
                                      lambda batch, pending: self._commit(batch, pending),

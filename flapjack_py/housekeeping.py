@@ -11,6 +11,7 @@ import time
 
 import redis
 
+from . import escalation_steps
 from .config import ExecutiveConfig
 from .heartbeat import Heartbeat
 from .store import maintenance_series
@@ -39,7 +40,8 @@ class Housekeeping:
         self.queue, self.heartbeat = queue, heartbeat
         self.requeue_pending = False  # a lost connection left events in flight to put back
         self._last_beat = self._last_recovery = self._last_metrics = 0.0
-        self._series_at = self._stale_at = 0
+        self._series_at = self._stale_at = self._escalated_at = 0
+        self.escalating: escalation_steps.Escalating | None = None  # set by the executive (its notifier)
         self._hour = ""
         self._batch_seconds: list[float] = []
 
@@ -68,6 +70,7 @@ class Housekeeping:
         self._hourly()
         self._materialise_series()
         self._sweep_stale()
+        self._escalate_due()
 
     def batch_took(self, seconds: float) -> None:
         """Remember a batch's time for the histogram."""
@@ -111,6 +114,13 @@ class Housekeeping:
         if abs(now - self._series_at) >= SERIES_EVERY:
             self._series_at = now
             maintenance_series.materialise_all(self.client, now)
+
+    def _escalate_due(self) -> None:
+        """Page the escalation levels now due (flapjack_py.escalation_steps): one ZRANGEBYSCORE a second."""
+        now = int(time.time())
+        if self.escalating is not None and now != self._escalated_at:
+            self._escalated_at = now
+            escalation_steps.escalate_due(self.escalating, now)
 
     def _sweep_stale(self) -> None:
         """Mark checks gone stale (flapjack_py.staleness), one executive per STALE_EVERY."""

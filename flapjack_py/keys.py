@@ -333,6 +333,34 @@ def schedule(schedule_id: str) -> str:
     return f"schedule:{schedule_id}"
 
 
+# --- escalation policies (flapjack-py addition) -------------------------------
+
+
+def escalation_policies() -> str:
+    """hash: every escalation policy: field = policy id, value = its JSON (escalation.policy_to_json)."""
+    return "escalation_policy_by_id"
+
+
+def escalation_policies_for(entity_id: str) -> str:
+    """set: ids of the escalation policies an entity (or the pseudo-entity ALL) links to."""
+    return f"escalation_policies_for:{entity_id}"
+
+
+def escalation_policy_entities(policy_id: str) -> str:
+    """set: ids of the entities (and ALL) linked to an escalation policy (the reverse of escalation_policies_for)."""
+    return f"escalation_policy_entities:{policy_id}"
+
+
+def escalation(entity: str, check: str) -> str:
+    """string: JSON of the escalation of `E:C` (escalation.state_to_json), running or ended (`ended` set)."""
+    return f"escalation:{entity}:{check}"
+
+
+def escalations_due() -> str:
+    """zset: member = E:C with a running escalation, score = when its next step is due (unix seconds)."""
+    return "escalations_due"
+
+
 # --- notifications ---------------------------------------------------------
 
 

@@ -21,6 +21,8 @@ from typing import Any
 from . import delivery
 from .config import KNOWN_MEDIA, Config
 from .decisions import Trace, drop_outcome
+from .escalation import Paged
+from .escalator import BatchEscalations
 from .notification import Notification
 from .notify_request import NotifyRequest
 from .render import SharedTexts
@@ -61,9 +63,10 @@ class Notifier:
         A notification whose decisions raise gets `error` set; the others go on.
         `watch` is handed the contact-level keys read (flapjack_py.store.notify_data.load_notify_data).
         """
-        checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state)
-                  for r in requests]
-        view = _BatchView(self.client, load_notify_data(self.client, checks, watch), changes or {})
+        checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state,
+                                None if r.escalation is None else tuple(r.escalation)) for r in requests]
+        data = load_notify_data(self.client, checks, watch, max((r.now for r in requests), default=0))
+        view = _BatchView(self.client, data, changes or {})
         for request in requests:
             try:
                 request.alerts = self._notify_one(view, request)
@@ -82,13 +85,17 @@ class Notifier:
 
     def _alerts(self, view: _BatchView, request: NotifyRequest, trace: Trace) -> list[dict[str, Any]]:
         notification, now, writes = request.notification, request.now, request.writes
-        contacts = view.contacts_of(notification.event_id)
+        paged = view.escalations.paged(request)
+        contacts = view.contacts_of(notification.event_id, paged)
         if not contacts:
             writes.notify_log.append((notification.event_id, notification.type.value, "NO CONTACTS"))
             trace.no_contacts()
             return []
         targets = [t for d in contacts
                    for t in self._contact_targets(d, view.rules_of(d, writes), notification, now, trace)]
+        owed = view.escalations.owed(request, contacts, targets)
+        trace.escalation(paged, [(d.contact.id, m.type) for d, m in owed])
+        targets += owed
         alerts = []
         texts: SharedTexts = {}  # rendered once for the alerts they are the same for
         for details, medium in targets:
@@ -107,8 +114,11 @@ class Notifier:
                 trace.medium(cid, medium.type, "rollup")
                 continue
             alert = build_alert(notification, details.contact, medium, decision, facts, now)
+            if cid in paged:
+                alert.update(escalation_policy=paged[cid].policy, escalation_level=paged[cid].level)
             if self._emit(view, writes, notification, medium, alert, trace, texts):
                 alerts.append(alert)
+        view.escalations.alerted(request, alerts)
         return alerts
 
     def _contact_targets(self, details: ContactDetails, rules: Sequence[NotificationRule],
@@ -167,11 +177,14 @@ class _BatchView:
         self.changes = changes
         self.alerting = dict(data.alerting)
         self.drops = set(data.drops)
+        self.escalations = BatchEscalations(data.escalation)
         self._rules: dict[str, list[NotificationRule]] = {}
         self._current: dict[int, CheckFacts] = {}  # request index -> its notified check's facts
 
-    def contacts_of(self, check_id: str) -> list[ContactDetails]:
-        return [self.data.contacts[cid] for cid in self.data.contact_ids.get(check_id, ())]
+    def contacts_of(self, check_id: str, paged: Mapping[str, Paged]) -> list[ContactDetails]:
+        """The check's contacts, then those an escalation pages."""
+        ids = dict.fromkeys([*self.data.contact_ids.get(check_id, ()), *paged])
+        return [self.data.contacts[cid] for cid in ids if cid in self.data.contacts]
 
     def rules_of(self, details: ContactDetails, writes: WriteBuffer) -> list[NotificationRule]:
         """A contact's rules; its automatic general rule is created (into `writes`) once per batch."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .config import Config
+from .escalation import Paged
 from .notification import Notification
 from .redaction import mask_address
 from .rollup import FactsChange
@@ -32,6 +33,7 @@ class NotifyRequest:
     latest: bool = False  # its event changed the state just now (executive: its previous run is the newest change)
     alerts: list[dict[str, Any]] = field(default_factory=list)  # filled by Notifier.notify
     error: Exception | None = None  # set when deciding this notification failed (its event is rejected)
+    escalation: Mapping[str, Paged] | None = None  # an escalation step (flapjack_py.escalator): whom it pages
 
 
 class Notifying(Protocol):

@@ -31,6 +31,8 @@ class Alert:
     status: str
     error: str = ""
     delivered_at: int | None = None
+    escalation_policy: str = ""  # the escalation policy that paged the contact (and at which level)
+    escalation_level: int | None = None
 
     @property
     def entity(self) -> str:

@@ -38,7 +38,7 @@ POLICY: dict[str, Role | str] = {
     "api.get_event_metrics": V, "api.get_media": V, "api.get_metrics": V, "api.get_notification_rules": V,
     "api.get_pagerduty_credentials": V, "api.get_report": V, "prometheus.prometheus_metrics": V,
     "api.get_series": V, "api.maintenances_ics": V, "api.get_schedules": V, "api.get_oncall": V,
-    "api.get_shifts": V, "api.get_schedule_ics": V, "api.get_contact_oncall_ics": V,
+    "api.get_shifts": V, "api.get_schedule_ics": V, "api.get_contact_oncall_ics": V, "api.get_policies": V,
     # API: acknowledge, maintenance, test notifications, enable/disable checks
     "api.patch_checks": R, "api.post_scheduled": R, "api.delete_scheduled": R, "api.post_unscheduled": R,
     "api.patch_unscheduled": R, "api.post_test_notifications": R,
@@ -54,6 +54,8 @@ POLICY: dict[str, Role | str] = {
     "api.post_entities": A, "api.patch_entities": A, "api.post_checks": A,
     # API: on-call schedules
     "api.post_schedules": A, "api.patch_schedules": A, "api.delete_schedules": A,
+    # API: escalation policies
+    "api.post_policies": A, "api.patch_policies": A, "api.delete_policies": A,
 }
 
 

@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 RECORD_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup",
                  "state", "subject", "body", "status")
 """Fields of alert:ID written when the alert is recorded."""
+OPTIONAL_FIELDS = ("escalation_policy", "escalation_level")
+"""Fields of alert:ID written only when the alert has them (an escalation policy paged the contact)."""
 
 
 class AlertStatus:
@@ -36,6 +38,7 @@ def to_record(alert: Mapping[str, Any]) -> dict[str, str]:
     record = {f: "" if alert.get(f) is None else str(alert.get(f)) for f in RECORD_FIELDS}
     if alert.get("error"):
         record["error"] = str(alert["error"])
+    record.update({f: str(alert[f]) for f in OPTIONAL_FIELDS if alert.get(f) is not None})
     return record
 
 

@@ -14,6 +14,7 @@ from .. import keys
 from ..rules import NotificationRule, rule_from_hash
 from .client import StrRedis
 from .contacts import ContactDetails, load_contact_details
+from .escalation import EscalationData, load_batch
 from .rollup import AlertingSet, CheckFacts, load_check_facts
 
 MGET_CHUNK = 5000
@@ -28,6 +29,7 @@ class NotifiedCheck:
     entity_id: str | None  # None: the entity has no id (so no contacts of its own)
     check: str
     state: str  # the notification's state (names the per-state drop key)
+    paged: tuple[str, ...] | None = None  # an escalation step's contacts: only they are alerted
 
     @property
     def id(self) -> str:
@@ -45,6 +47,7 @@ class NotifyData:
     drops: set[str] = field(default_factory=set)
     alerting: dict[tuple[str, str], AlertingSet] = field(default_factory=dict)
     facts: dict[str, CheckFacts] = field(default_factory=dict)
+    escalation: EscalationData = field(default_factory=EscalationData)
 
 
 def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> tuple[str, str, str, str]:
@@ -55,15 +58,16 @@ def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> tuple[
 
 
 def load_notify_data(client: StrRedis, checks: Sequence[NotifiedCheck],
-                     watch: Callable[[list[str]], None] | None = None) -> NotifyData:
-    """Everything the notifier reads for `checks`, in five round trips whatever their number.
+                     watch: Callable[[list[str]], None] | None = None, now: int = 0) -> NotifyData:
+    """Everything the notifier reads for `checks`, in six round trips whatever their number (escalation
+    policies: up to three more, flapjack_py.store.escalation.load_batch).
 
     `watch` is called with the contact-level keys shared across checks (alerting sets and drop_rollup
     keys of media with a rollup threshold) just before they are read: the executive WATCHes them so
     that its commit fails if another executive changed them meanwhile.
     """
-    data = NotifyData(contact_ids=_contact_ids(client, checks))
-    wanted = dict.fromkeys(cid for ids in data.contact_ids.values() for cid in ids)
+    data = NotifyData(contact_ids=_contact_ids(client, checks), escalation=load_batch(client, checks, now, watch))
+    wanted = dict.fromkeys([*(cid for ids in data.contact_ids.values() for cid in ids), *data.escalation.contacts])
     data.contacts = {d.contact.id: d for d in load_contact_details(client, list(wanted))}
     for check_id, ids in data.contact_ids.items():
         data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]
@@ -87,6 +91,9 @@ def _contact_ids(c: StrRedis, checks: Sequence[NotifiedCheck]) -> dict[str, list
     everyone = members[keys.contacts_for(keys.ALL_ENTITIES_ID)]
     found: dict[str, list[str]] = {}
     for n in checks:
+        if n.paged is not None:
+            found[n.id] = list(n.paged)
+            continue
         own = (members[keys.contacts_for(n.entity_id)], members[keys.contacts_for(n.entity_id, n.check)]) \
             if n.entity_id is not None else ([], [])
         found[n.id] = list(dict.fromkeys([*own[0], *everyone, *own[1]]))
@@ -122,6 +129,6 @@ def _load_rules_drops_sets(c: StrRedis, checks: Sequence[NotifiedCheck], data: N
 
 def _drop_candidates(checks: Sequence[NotifiedCheck], data: NotifyData) -> Iterable[str]:
     for n in checks:
-        for cid in data.contact_ids[n.id]:
-            for medium in data.contacts[cid].media:
+        for cid in dict.fromkeys([*data.contact_ids[n.id], *data.escalation.contacts_for(n.id)]):
+            for medium in data.contacts[cid].media if cid in data.contacts else ():
                 yield from drop_keys(cid, medium, n.id, n.state)

@@ -23,8 +23,8 @@ def test_post_creates_and_get_lists_sorted(client, real_r, real_s):
     res = client.get("/api/entities")
     assert res.status_code == 200
     assert body_of(res) == {"entities": [
-        {"id": "1", "name": "alpha", "links": {"contacts": [], "checks": []}},
-        {"id": "2", "name": "zeta", "links": {"contacts": ["21"], "checks": []}}]}
+        {"id": "1", "name": "alpha", "links": {"contacts": [], "checks": [], "escalation_policies": []}},
+        {"id": "2", "name": "zeta", "links": {"contacts": ["21"], "checks": [], "escalation_policies": []}}]}
     assert store.entity_tags(real_s, "2") == ["web"]
 
 
@@ -61,7 +61,7 @@ def test_get_by_ids_and_not_found(client, send):
     eid = client.get("/api/entities").get_json()["entities"][0]["id"]
     res = client.get(f"/api/entities/nope,{eid}")
     assert body_of(res) == {"entities": [{"id": eid, "name": "www.example.com", "links": {
-        "contacts": [], "checks": ["www.example.com:PING", "www.example.com:SSH"]}}]}
+        "contacts": [], "checks": ["www.example.com:PING", "www.example.com:SSH"], "escalation_policies": []}}]}
     assert errors(client.get("/api/entities/1234,5678"), 404) == ["could not find entities: '1234', '5678'"]
 
 

@@ -60,6 +60,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     contacts,
     decisions,
     entities,
+    escalation_policies,
     health,
     maintenance,
     maintenance_series,
@@ -74,7 +75,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
 )
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
-             reports, metrics, alerts, receivers, schedules, health)
+             reports, metrics, alerts, receivers, schedules, health, escalation_policies)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
 __all__ = ["bp", "RESOURCES", "openapi"]

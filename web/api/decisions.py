@@ -41,10 +41,14 @@ RULE = {"type": "object", "required": ["id", "matched"], "properties": {
     "id": {"type": "string"}, "matched": {"type": "boolean"}, "why": {"type": "string"}, "by": STR_LIST}}
 MEDIUM = {"type": "object", "required": ["medium", "outcome"], "properties": {
     "medium": {"type": "string"}, "outcome": {"type": "string", "enum": list(decisions.MEDIUM_OUTCOMES)},
-    "alert": {"type": "string"}, "rollup": {"type": "string"}}}
+    "alert": {"type": "string"}, "rollup": {"type": "string"},
+    "owed": {"type": "boolean", "description": "an ended escalation owes this medium (not the contact's rules)"}}}
+ESCALATION = {"type": "object", "required": ["policy", "level"], "properties": {
+    "policy": {"type": "string"}, "level": {"type": "integer"}}}
 CONTACT = {"type": "object", "required": ["id", "outcome", "media"], "properties": {
     "id": {"type": "string"}, "outcome": {"type": "string", "enum": list(decisions.CONTACT_OUTCOMES)},
-    "rules": {"type": "array", "items": RULE}, "media": {"type": "array", "items": MEDIUM}}}
+    "rules": {"type": "array", "items": RULE}, "media": {"type": "array", "items": MEDIUM},
+    "escalation": ESCALATION}}
 DECISION: dict[str, Any] = {"type": "object", "required": ["at", "check", "state", "type", "result", "explanation"],
                             "properties": {
     "at": NULL_INT, "check": {"type": "string"}, "state": {"type": "string"},

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Response, request
 
 from flapjack_py.store import entities as store
+from flapjack_py.store import escalation as escalation_store
 
 from ..errors import ApiError
 from . import bp, paging
@@ -17,9 +18,10 @@ TRUE = ("1", "t", "true", "y", "yes")
 FALSE = ("0", "f", "false", "n", "no")
 
 
-def present(entity: store.Entity) -> dict[str, Any]:
-    """The v1 representation of an entity."""
-    return {"id": entity.id, "name": entity.name, "links": {"contacts": entity.contacts, "checks": entity.checks}}
+def present(entity: store.Entity, policies: list[str] | None = None) -> dict[str, Any]:
+    """The v1 representation of an entity, plus [addition] the escalation policies it links to."""
+    return {"id": entity.id, "name": entity.name, "links": {"contacts": entity.contacts, "checks": entity.checks,
+                                                            "escalation_policies": policies or []}}
 
 
 def tag_list(value: Any) -> list[str]:
@@ -42,7 +44,8 @@ def find_entities(raw_ids: str) -> list[str]:
 
 
 def _present_all(entities: Any) -> list[dict[str, Any]]:
-    return [present(e) for e in entities]
+    links = escalation_store.linked_for_entities(ctx().client, [e.id for e in entities])
+    return [present(e, links[e.id]) for e in entities]
 
 
 @bp.route("/entities", methods=["GET"])
@@ -102,12 +105,25 @@ def patch_entities(ids: str) -> Response:
                 store.add_entity_tags(client, eid, tag_list(op.value))
             elif op.field == "tags" and op.op == "remove":
                 store.remove_entity_tags(client, eid, [op.member or ""])
+            elif op.field == "escalation_policies":
+                _patch_policy_link(eid, op.op, tag_list(op.value) if op.op == "add" else [op.member or ""])
     return no_content()
+
+
+def _patch_policy_link(entity_id: str, op: str, policy_ids: list[str]) -> None:
+    """[addition] Link (`add`, unknown policies ignored as v1 ignores unknown ids) or unlink policies."""
+    client = ctx().client
+    if op == "add":
+        known = {p.id for p in escalation_store.load_policies(client, policy_ids)}
+        escalation_store.link(client, entity_id, [p for p in policy_ids if p in known])
+    elif op == "remove":
+        escalation_store.unlink(client, entity_id, policy_ids)
 
 
 ENTITY = {"type": "object", "required": ["id", "name", "links"], "properties": {
     "id": {"type": "string"}, "name": {"type": "string"},
-    "links": {"type": "object", "properties": {"contacts": STR_LIST, "checks": STR_LIST}}}}
+    "links": {"type": "object", "properties": {"contacts": STR_LIST, "checks": STR_LIST,
+                                               "escalation_policies": STR_LIST}}}}
 ENTITY_LIST = {"type": "object", "required": ["entities"], "properties": {
     "entities": {"type": "array", "items": ENTITY}, "meta": paging.META}}
 ENTITY_IN = {"type": "object", "required": ["id", "name"], "properties": {

@@ -9,6 +9,7 @@ from flask import abort, render_template, request
 from flapjack_py import decisions, recurrence, timeparse
 from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import flapping as flap_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
@@ -42,12 +43,14 @@ def check(entity: str, check: str) -> str:
     series = [(s, next(iter(recurrence.next_occurrences(s, now(), 1)), None))
               for s in series_store.series_for_check(client, entity, check)]
     span = pictures.span_arg()
+    escalation = escalation_store.load_state(client, entity, check)
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
                            error=error, series=series, span=span,
                            timeline=pictures.check_timeline(client, entity, check, span, now()),
                            why=_decisions(entity, check),
                            stale_heard=stale_store.stale_checks(client).get(f"{entity}:{check}"),
-                           flapping=flap_store.flapping_checks(client).get(f"{entity}:{check}"))
+                           flapping=flap_store.flapping_checks(client).get(f"{entity}:{check}"),
+                           escalation=escalation, escalated=[a for a in reversed(detail.row.alerts) if a.escalation_level])
 
 
 WHY_SHOWN = 10
