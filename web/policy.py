@@ -32,6 +32,8 @@ POLICY: dict[str, Role | str] = {
     "ui.create_rule": A, "ui.update_rule": A, "ui.delete_rule": A,
     # UI: one action on many checks (selected, or every check a filter matches)
     "ui.bulk": R,
+    # UI forms of an entity
+    "ui.create_entity_series": R, "ui.delete_entity_series": R,
     # API reads
     "api.get_alerts": V, "api.get_check_decisions": V, "api.get_stale_checks": V, "api.get_flapping_checks": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
     "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,

@@ -143,6 +143,11 @@ def series_for_check(client: StrRedis, entity: str, check: str) -> list[Series]:
     return [s for s in list_series(client) if (entity, check) in target_checks(client, s)]
 
 
+def series_for_entity(client: StrRedis, entity_id: str) -> list[Series]:
+    """The series that name the entity itself (every check of it)."""
+    return [s for s in list_series(client) if entity_id in s.entities]
+
+
 def _entity_names(client: StrRedis, ids: Iterable[str]) -> list[str]:
     wanted = list(ids)
     return [n for n in client.hmget(keys.entity_names_by_id(), wanted) if n] if wanted else []

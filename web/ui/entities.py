@@ -6,14 +6,17 @@ from collections import Counter
 
 from flask import abort, render_template, request
 
-from flapjack_py import keys, triage
+from flapjack_py import keys, recurrence, triage
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
+from flapjack_py.store import escalation as escalation_store
+from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
 
 from . import bp, paging
-from .context import db
+from .check_forms import MAX_DETAIL, MESSAGES
+from .context import db, now
 
 SEARCH_MAX = 200
 """Longest search text used, in characters."""
@@ -35,7 +38,7 @@ def entities() -> str:
 
 @bp.get("/entities/<name>")
 def entity(name: str) -> str:
-    """An entity's checks (failing first), its contacts and tags."""
+    """An entity's checks (failing first), its contacts, tags, escalation policies and recurring maintenance."""
     client = db()
     entity_id = entity_store.entity_id(client, name)
     ids = queries.entity_check_ids(client, name)
@@ -45,5 +48,13 @@ def entity(name: str) -> str:
     rows.sort(key=lambda r: (not r.failing, triage.SEVERITY_RANK.get(r.state or "ok", 3), r.check))
     contacts = contact_store.load_contacts(client, entity_store.contact_ids_for_entity(client, entity_id or ""))
     tags = entity_store.entity_tags(client, entity_id) if entity_id else []
+    series = [(s, next(iter(recurrence.next_occurrences(s, now(), 1)), None))
+              for s in series_store.series_for_entity(client, entity_id)] if entity_id else []
+    policies = escalation_store.load_policies(client, escalation_store.linked_policy_ids(client, entity_id)) \
+        if entity_id else []
+    error = MESSAGES.get(request.args.get("error", ""))
+    if error and request.args.get("detail"):
+        error = f"{error} {request.args['detail'][:MAX_DETAIL]}"
     return render_template("ui/entity.html", name=name, entity_id=entity_id, rows=rows, contacts=contacts,
-                           tags=tags, all_id=keys.ALL_ENTITIES_ID)
+                           tags=tags, all_id=keys.ALL_ENTITIES_ID, series=series, policies=policies,
+                           notice=MESSAGES.get(request.args.get("notice", "")), error=error)
