@@ -164,3 +164,29 @@ def test_the_check_page_says_how_the_last_escalation_ended(oncall: World):
     timeline = page.get_data(as_text=True).split('id="escalation"')[1].split("</section>")[0]
     assert "under policy <strong>ops</strong>, ended" in timeline and "(acknowledgement) after level 1" in timeline
     assert "Escalating" not in timeline
+
+
+def test_the_decision_trace_says_which_level_paged_whom_and_what_an_ended_escalation_was_owed(oncall: World):
+    from flapjack_py.decisions import OWED_TEXT, describe
+    from flapjack_py.store import decisions as decision_store
+
+    oncall.fail()
+    oncall.advance(900)
+    housekeeping(oncall)
+    step = decision_store.load(oncall.r, ENTITY, "PING")[0]
+    [bob] = step["contacts"]
+    assert (step["type"], step["result"], bob["id"], bob["escalation"]) == ("problem", "alerted", "bob",
+                                                                           {"policy": "ops", "level": 2})
+    assert "  contact bob: rules chose media (paged by escalation policy ops, level 2)" in describe(step), describe(step)
+    for rule_id in rule_store.rule_ids(oncall.r, "bob"):  # bob's rules now blackhole everything
+        rule_store.delete_rule(oncall.r, rule_id)
+    oncall.raw_rule("bob", "bob-quiet", {"critical_blackhole": True, "warning_blackhole": True,
+                                         "unknown_blackhole": True})
+    oncall.event("ok")
+    recovery = decision_store.load(oncall.r, ENTITY, "PING")[0]
+    by_id = {c["id"]: c for c in recovery["contacts"]}
+    assert by_id["ann"]["escalation"]["level"] == 1 and "owed" not in by_id["ann"]["media"][0]
+    assert (by_id["bob"]["outcome"], by_id["bob"]["media"]) == (
+        "blackhole", [{"medium": "email", "outcome": "gateway_disabled", "alert": by_id["bob"]["media"][0]["alert"],
+                      "owed": True}])
+    assert any(OWED_TEXT in line for line in describe(recovery))
