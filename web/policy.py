@@ -34,6 +34,9 @@ POLICY: dict[str, Role | str] = {
     "ui.bulk": R,
     # UI forms of an entity
     "ui.create_entity_series": R, "ui.delete_entity_series": R,
+    # UI: escalation policies (read by viewers; made, changed and deleted by admins, as through the API)
+    "ui.escalation_policies": V, "ui.escalation_policy": V, "ui.new_escalation_policy": A,
+    "ui.create_escalation_policy": A, "ui.update_escalation_policy": A, "ui.delete_escalation_policy": A,
     # API reads
     "api.get_alerts": V, "api.get_check_decisions": V, "api.get_stale_checks": V, "api.get_flapping_checks": V, "api.get_check_freshness": V, "api.get_check_metrics": V, "api.get_checks": V,
     "api.get_contact_alerts": V, "api.get_contacts": V, "api.get_entities": V, "api.get_entity_metrics": V,

@@ -126,7 +126,7 @@ def test_the_check_page_shows_the_escalation_timeline(oncall: World):
     page = create_app(redis=oncall.r, config=oncall.config).test_client().get(f"/checks/{ENTITY}/PING")
     html = page.get_data(as_text=True)
     timeline = html.split('id="escalation"')[1].split("</section>")[0]
-    assert "Escalating under policy <strong>ops</strong>" in timeline and "next level" in timeline
+    assert 'Escalating under policy <a href="/escalation_policies/ops"><strong>ops</strong></a>' in timeline and "next level" in timeline
     rows = [row for row in timeline.split("<tr>")[2:]]
     assert [("Ann" in r, "Bob" in r) for r in rows] == [(True, False), (False, True)]
     assert ">1</td>" in rows[0] and ">2</td>" in rows[1]
@@ -162,7 +162,7 @@ def test_the_check_page_says_how_the_last_escalation_ended(oncall: World):
     oncall.ack()
     page = create_app(redis=oncall.r, config=oncall.config).test_client().get(f"/checks/{ENTITY}/PING")
     timeline = page.get_data(as_text=True).split('id="escalation"')[1].split("</section>")[0]
-    assert "under policy <strong>ops</strong>, ended" in timeline and "(acknowledgement) after level 1" in timeline
+    assert "<strong>ops</strong></a>, ended" in timeline and "(acknowledgement) after level 1" in timeline
     assert "Escalating" not in timeline
 
 

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from flapjack_py.escalation import policy_from_json
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import media as media_store
 from flapjack_py.store import rules as rule_store
 from tests.browser import BROWSER_TEST
@@ -42,6 +44,9 @@ def everything(world: World) -> World:
         world.drain()
         world.event("web-01.example.com", check, state, f"{check} says {state}", initial_failure_delay=0)
     world.drain()
+    policy = {"name": "Web", "repeat": 1, "levels": [{"delay": 0, "targets": [{"contact": "ann"}]},
+                                                     {"delay": 900, "targets": [{"schedule": "primary"}]}]}
+    escalation_store.save_policy(world.r, policy_from_json(policy, "web"))
     return world
 
 
@@ -49,7 +54,8 @@ def pages(world: World) -> list[str]:
     rule_id = rule_store.rule_ids(world.s, "ann")[0]
     return ["/", "/?entity=web-01&state=critical", "/checks/web-01.example.com/HTTP port 80", "/checks/web-01.example.com/Load", "/entities",
             "/entities/web-01.example.com", "/contacts", "/contacts/ann", "/contacts/ann/rules/new",
-            f"/contacts/ann/rules/{rule_id}", "/alerts", "/status", "/login", "/no/such/page"]
+            f"/contacts/ann/rules/{rule_id}", "/alerts", "/status", "/login", "/no/such/page",
+            "/escalation_policies", "/escalation_policies/web", "/escalation_policies/new"]
 
 
 def axe_problems(page: Any) -> list[str]:

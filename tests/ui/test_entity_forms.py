@@ -50,4 +50,4 @@ def test_the_entity_page_lists_its_escalation_policies(world: World, client) -> 
     escalation_store.save_policy(world.r, policy_from_json(policy, "dba"))
     escalation_store.link(world.r, entity_store.entity_id(world.r, E), ["dba"])
     page = client.get(URL).get_data(as_text=True)
-    assert "<strong>dba</strong> (Databases): 1 level, repeated 2 times" in page
+    assert '<a href="/escalation_policies/dba"><strong>dba</strong> (Databases)</a>: 1 level, repeated 2 times' in page

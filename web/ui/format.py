@@ -25,6 +25,14 @@ def age_text(seconds: int | None) -> str:
     return str(humanize.precisedelta(timedelta(seconds=max(seconds, 0)), minimum_unit="seconds", format="%0.0f"))
 
 
+def duration_text(seconds: int) -> str:
+    """A duration as an edit field shows it and flapjack_py.timeparse reads it back: `0`, `45s`, `15m`, `1h30m`."""
+    if seconds <= 0:
+        return "0"
+    parts = [(seconds // 3600, "h"), (seconds % 3600 // 60, "m"), (seconds % 60, "s")]
+    return "".join(f"{n}{unit}" for n, unit in parts if n)
+
+
 def ago_text(ts: int, now: int | None = None) -> str:
     """How long ago (or how far ahead) a unix time is, roughly, in words (humanize): `5 minutes ago`."""
     now = int(time.time()) if now is None else now
