@@ -34,6 +34,8 @@ POLICY: dict[str, Role | str] = {
     "ui.bulk": R,
     # UI forms of an entity
     "ui.create_entity_series": R, "ui.delete_entity_series": R,
+    # UI: a recurring-maintenance series (read by viewers, edited by responders, as through the API)
+    "ui.maintenance_series": V, "ui.update_series": R,
     # UI: escalation policies (read by viewers; made, changed and deleted by admins, as through the API)
     "ui.escalation_policies": V, "ui.escalation_policy": V, "ui.new_escalation_policy": A,
     "ui.create_escalation_policy": A, "ui.update_escalation_policy": A, "ui.delete_escalation_policy": A,

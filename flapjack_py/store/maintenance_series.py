@@ -127,6 +127,16 @@ def remove_future(client: StrRedis, series_id: str, now: int) -> int:
     return len(future)
 
 
+def replace_series(client: StrRedis, series: Series, now: int) -> int:
+    """Store an edited series: its future windows are made again from the new rule (past and in-progress
+    ones stay); return how many windows were written."""
+    remove_future(client, series.id, now)
+    save_series(client, series)
+    written = materialise(client, series, now)
+    log.info("maintenance series %s changed (%d windows ahead)", series.id, written)
+    return written
+
+
 def delete_series(client: StrRedis, series_id: str, now: int) -> int:
     """Delete a series and its future windows; return how many windows were removed."""
     removed = remove_future(client, series_id, now)

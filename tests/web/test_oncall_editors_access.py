@@ -1,6 +1,6 @@
-"""The escalation-policy editor goes through the one gate (web/policy.py) and CSRF like every UI form: viewers
-read; only admins create, change and delete policies (as through the API); a post without the CSRF token
-changes nothing."""
+"""The escalation-policy and maintenance-series editors go through the one gate (web/policy.py) and CSRF like
+every UI form: viewers read; only admins create, change and delete policies (as through the API), responders
+edit series; a post without the CSRF token changes nothing."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from flapjack_py.access import Role
 from flapjack_py.escalation import policy_from_json
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import escalation as escalation_store
+from flapjack_py.store import maintenance_series as series_store
+from web.ui import commands
 
-from .conftest import People, world_keys
+from .conftest import People, known_check, world_keys
 
 pytestmark = pytest.mark.real
 LEVELS = {"rows": "1", "level-0-delay": "0", "level-0-contacts": "ann"}
@@ -60,3 +62,36 @@ def test_anonymous_is_sent_to_the_login_page(make_app: Any, ops: People) -> None
     response = make_app().test_client().get("/escalation_policies")
     assert response.status_code in (302, 303) and "/login" in response.headers["Location"]
 
+
+@pytest.fixture
+def series_id(people: People) -> str:
+    known_check(people.r)
+    made = commands.create_series(people.r, {"rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", "timezone": "UTC",
+                                             "duration": "1h", "checks": ["web-01:HTTP"]}, 1_700_000_000)
+    return made.id
+
+
+EDIT = {"rrule": "FREQ=WEEKLY;BYDAY=SA;BYHOUR=3;BYMINUTE=0", "timezone": "UTC", "start": "", "duration": "2h",
+        "summary": "moved"}
+
+
+def test_a_viewer_reads_a_series_but_may_not_edit_it(make_app: Any, people: People, series_id: str) -> None:
+    client = make_app().test_client()
+    people.login(client, Role.VIEWER)
+    page = client.get(f"/maintenance_series/{series_id}").get_data(as_text=True)
+    assert "BYDAY=SU" in page and 'id="series-form"' not in page
+    before = world_keys(people.r)
+    assert client.post(f"/maintenance_series/{series_id}", data=EDIT).status_code == 403
+    assert world_keys(people.r) == before and series_store.load_series(people.r, series_id).duration == 3600
+
+
+def test_a_responder_edits_a_series_only_with_the_csrf_token(make_app: Any, people: People, series_id: str) -> None:
+    client = make_app().test_client()
+    people.login(client, Role.RESPONDER)
+    assert 'id="series-form"' in client.get(f"/maintenance_series/{series_id}").get_data(as_text=True)
+    before = world_keys(people.r)
+    response = client.post(f"/maintenance_series/{series_id}", data={**EDIT, "csrf_token": ""})
+    assert response.status_code == 400 and "CSRF" in response.get_data(as_text=True)
+    assert world_keys(people.r) == before
+    assert client.post(f"/maintenance_series/{series_id}", data=EDIT).status_code == 303
+    assert series_store.load_series(people.r, series_id).duration == 7200

@@ -81,9 +81,7 @@ def patch_series(ids: str) -> Response:
             series = _apply(series, op.op, op.field, op.value if op.op != "remove" else op.member, now)
         changed.append(series)
     for series in changed:
-        store.remove_future(ctx().client, series.id, now)
-        store.save_series(ctx().client, series)
-        store.materialise(ctx().client, series, now)
+        store.replace_series(ctx().client, series, now)
     return no_content()
 
 
