@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .notification import NotificationType
-from .schedules import Schedule, oncall_at
+from .schedules import Schedule, oncall_now
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ def resolve(level: Level, schedules: Mapping[str, Schedule], now: int, known: Ma
         if target.kind == "contact":
             found.append(target.id)
         elif target.id in schedules:
-            found += oncall_at(schedules[target.id], now, known).contacts
+            found += oncall_now(schedules[target.id], now, known)
         else:
             log.warning("escalation target schedule %s is unknown", target.id)
     return tuple(dict.fromkeys(found))

@@ -9,11 +9,11 @@ expanded by recurring-ical-events). Later layers win where they cover; overrides
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta, tzinfo
-from itertools import islice
 from typing import Any
 
 from .timeparse import TimeParseError, parse_iso_duration, zone_named
@@ -22,8 +22,14 @@ log = logging.getLogger(__name__)
 
 HORIZON = 90 * 86400
 """How far ahead (seconds) `oncall_at` looks for the end of the current shift."""
+ICAL_CHUNK = 7 * 86400
+"""Seconds of an iCalendar layer expanded per query."""
+LOOKAHEAD = (86400, 8 * 86400, HORIZON)
+"""Windows (seconds) `oncall_at` looks ahead in, in turn, for the end of the current shift."""
 MAX_SEGMENTS = 20_000
 """Most boundaries considered in one shifts() call (a year of hourly handoffs fits)."""
+PARSED_CALENDARS = 32
+"""iCalendar texts kept parsed (flapjack_py.schedules._query)."""
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
@@ -97,9 +103,23 @@ class _Calendar:
 
 
 def oncall_at(schedule: Schedule, at: int, known: Mapping[str, str] | None = None) -> Shift:
-    """The shift in force at `at`: who is on call and until when (at most HORIZON ahead)."""
-    first = shifts(schedule, at, at + HORIZON, known)[0]
-    return Shift(at, first.end, first.contacts)
+    """The shift in force at `at`: who is on call and until when (at most HORIZON ahead).
+
+    Looks a day ahead first, then further (LOOKAHEAD): a shift ending within the window ends there whatever
+    lies beyond it, so only a shift longer than the window costs the longer look.
+    """
+    for ahead in LOOKAHEAD:
+        first = shifts(schedule, at, at + ahead, known)[0]
+        if first.end < at + ahead or ahead >= HORIZON:
+            return Shift(at, first.end, first.contacts)
+    raise AssertionError("LOOKAHEAD ends with HORIZON")
+
+
+def oncall_now(schedule: Schedule, at: int, known: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Who is on call at `at` (oncall_at's contacts without looking for the shift's end): what an escalation
+    level pages."""
+    calendars = [_expand(layer, at, at + 1, known or {}) if layer.ical else None for layer in schedule.layers]
+    return _who(schedule, calendars, at)
 
 
 def shifts(schedule: Schedule, start: int, end: int, known: Mapping[str, str] | None = None) -> list[Shift]:
@@ -215,20 +235,32 @@ def _handoffs(layer: Layer, zone: tzinfo, start: int, end: int) -> list[int]:
 
 
 def _expand(layer: Layer, start: int, end: int, known: Mapping[str, str]) -> _Calendar:
+    """The layer's events overlapping [start, end) that name contacts, in order of start.
+
+    Asked a week at a time (at most MAX_SEGMENTS events: a calendar repeating every minute cannot stall a
+    request). Not `after()`: it crawls through a long event (a week on call) 15 minutes at a time.
+    """
+    query = _query(layer.ical)
+    found: set[tuple[int, int, tuple[str, ...]]] = set()
+    since = start
+    while since < end and len(found) < MAX_SEGMENTS:
+        until = min(since + ICAL_CHUNK, end)
+        for event in query.between(datetime.fromtimestamp(since, UTC), datetime.fromtimestamp(until, UTC)):
+            begins, ends = _event_span(event)
+            who = _named_contacts(event, known)
+            if who and ends > begins and begins < end:
+                found.add((begins, ends, who))
+        since = until
+    return _Calendar(sorted(found)[:MAX_SEGMENTS])
+
+
+@functools.lru_cache(maxsize=PARSED_CALENDARS)
+def _query(text: str) -> Any:
+    """The occurrence query of a layer's iCalendar text, parsed once (a schedule is resolved many times)."""
     import icalendar
     import recurring_ical_events
 
-    calendar = icalendar.Calendar.from_ical(layer.ical)
-    found = _Calendar()
-    events = recurring_ical_events.of(calendar).after(datetime.fromtimestamp(start, UTC))
-    for event in islice(events, MAX_SEGMENTS):  # a calendar repeating every minute cannot stall a request
-        begins, ends = _event_span(event)
-        if begins >= end:
-            break
-        who = _named_contacts(event, known)
-        if who and ends > begins:
-            found.events.append((begins, ends, who))
-    return found
+    return recurring_ical_events.of(icalendar.Calendar.from_ical(text))
 
 
 def _event_span(event: Any) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from werkzeug.wrappers import Response
 
 from flapjack_py import keys, timeparse
 from flapjack_py.escalation import MAX_LEVELS, REPEAT_DELAY, InvalidPolicy, Policy, policy_from_json
-from flapjack_py.schedules import Schedule, oncall_at
+from flapjack_py.schedules import Schedule, oncall_now
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as store
@@ -184,7 +184,7 @@ def _oncall(found: Policy | None, schedules: dict[str, Schedule]) -> dict[str, t
     if not wanted & set(schedules):
         return {}
     known = schedule_store.known_contacts(db())
-    return {sid: oncall_at(schedules[sid], now(), known).contacts for sid in sorted(wanted & set(schedules))}
+    return {sid: oncall_now(schedules[sid], now(), known) for sid in sorted(wanted & set(schedules))}
 
 
 def _entity_name(names: dict[str, str], entity_id: str) -> str:
