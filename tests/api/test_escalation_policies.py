@@ -17,12 +17,12 @@ POLICY = {"id": "ops", "name": "Ops", "repeat": 1,
 
 
 @pytest.fixture
-def eid(send, real_r, clock):
+def eid(send, real_s, clock):
     send(E, "SSH", "ok")
-    return entity_store.entity_id(real_r, E)
+    return entity_store.entity_id(real_s, E)
 
 
-def test_create_get_patch_delete(client, real_r, eid):
+def test_create_get_patch_delete(client, real_s, eid):
     res = post(client, "/api/escalation_policies", {"escalation_policies": [{**POLICY, "links": {"entities": ["ALL"]}}]})
     assert res.status_code == 201 and body_of(res) == ["ops"]
     [got] = body_of(client.get("/api/escalation_policies/ops"))["escalation_policies"]
@@ -33,13 +33,13 @@ def test_create_get_patch_delete(client, real_r, eid):
     assert patch(client, "/api/escalation_policies/ops", ops).status_code == 204
     [got] = body_of(client.get("/api/escalation_policies"))["escalation_policies"]
     assert got["repeat"] == 0 and got["links"] == {"entities": [eid]}
-    assert store.policy_for_entity(real_r, eid).id == "ops"
+    assert store.policy_for_entity(real_s, eid).id == "ops"
     assert client.delete("/api/escalation_policies/ops").status_code == 204
     assert errors(client.get("/api/escalation_policies/ops"), 404) == ["could not find escalation_policies 'ops'"]
-    assert store.linked_policy_ids(real_r, eid) == []
+    assert store.linked_policy_ids(real_s, eid) == []
 
 
-def test_entities_link_to_policies_by_json_patch(client, real_r, eid):
+def test_entities_link_to_policies_by_json_patch(client, real_s, eid):
     post(client, "/api/escalation_policies", {"escalation_policies": [POLICY]})
     link = [{"op": "add", "path": "/entities/0/links/escalation_policies", "value": "ops"},
             {"op": "add", "path": "/entities/0/links/escalation_policies", "value": "unknown"}]

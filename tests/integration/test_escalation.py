@@ -28,11 +28,11 @@ def oncall(world: World) -> World:
         world.contact(name, {"email": f"{name}@example.com"}, entities=())
     world.entity(ENTITY)
     schedule = {"timezone": "UTC", "layers": [{"start": "2023-11-01T00:00Z", "rotation": "P1W", "contacts": ["ann"]}]}
-    schedule_store.save_schedule(world.r, schedule_from_json(schedule, world.clock.now, "primary"))
+    schedule_store.save_schedule(world.s, schedule_from_json(schedule, world.clock.now, "primary"))
     policy = {"levels": [{"delay": 0, "targets": [{"schedule": "primary"}]}, {"delay": 900, "targets": [{"contact": "bob"}]},
                          {"delay": 900, "targets": [{"contact": "cat"}]}]}
-    escalation_store.save_policy(world.r, policy_from_json(policy, "ops"))
-    escalation_store.link(world.r, f"id-{ENTITY}", ["ops"])
+    escalation_store.save_policy(world.s, policy_from_json(policy, "ops"))
+    escalation_store.link(world.s, f"id-{ENTITY}", ["ops"])
     return world
 
 
@@ -57,7 +57,7 @@ def test_level_2_after_its_delay_and_an_ack_stops_level_3(oncall: World):
     assert oncall.alert_records()[-1]["escalation_level"] == "2"
     acked = oncall.ack()
     assert {a[0] for a in acked} == {"ann", "bob"} and {a[2] for a in acked} == {"acknowledgement"}
-    ended = escalation_store.load_state(oncall.r, ENTITY, "PING")
+    ended = escalation_store.load_state(oncall.s, ENTITY, "PING")
     assert (ended.ended, ended.ended_by, ended.paged) == (oncall.clock.now, "acknowledgement", ("ann", "bob"))
     assert oncall.r.zscore(keys.escalations_due(), f"{ENTITY}:PING") is None
     oncall.advance(3600)
@@ -69,9 +69,9 @@ def test_recovery_reaches_everyone_paged_even_after_the_schedule_and_rules_chang
     oncall.advance(900)
     assert housekeeping(oncall) == [problem("bob")]
     schedule = {"timezone": "UTC", "layers": [{"start": "2023-11-01T00:00Z", "rotation": "P1W", "contacts": ["cat"]}]}
-    schedule_store.save_schedule(oncall.r, schedule_from_json(schedule, oncall.clock.now, "primary"))
-    for rule_id in rule_store.rule_ids(oncall.r, "bob"):  # bob's rules now blackhole everything
-        rule_store.delete_rule(oncall.r, rule_id)
+    schedule_store.save_schedule(oncall.s, schedule_from_json(schedule, oncall.clock.now, "primary"))
+    for rule_id in rule_store.rule_ids(oncall.s, "bob"):  # bob's rules now blackhole everything
+        rule_store.delete_rule(oncall.s, rule_id)
     oncall.raw_rule("bob", "bob-quiet", {"critical_blackhole": True, "warning_blackhole": True,
                                          "unknown_blackhole": True})
     recovered = oncall.event("ok")
@@ -100,14 +100,14 @@ def test_two_executives_page_a_step_once(oncall: World, monkeypatch: pytest.Monk
     def resolve_after_the_other_executive(*args: Any) -> Any:
         if not raced:  # between this executive's WATCH and its EXEC, the other one takes the step
             raced.append(0)
-            raced[0] = escalation_steps.escalate_due(other.notifier, oncall.clock.now)
+            raced[0] = escalation_steps.escalate_due(other.housekeeping.escalating, oncall.clock.now)
         return real_resolve(*args)
 
     monkeypatch.setattr(escalation_store, "resolve_level", resolve_after_the_other_executive)
     assert housekeeping(oncall) == [problem("bob")]
     assert raced == [1]
     assert [a["contact"] for a in oncall.alert_records()].count("bob") == 1
-    assert escalation_store.load_state(oncall.r, ENTITY, "PING").step == 1
+    assert escalation_store.load_state(oncall.s, ENTITY, "PING").step == 1
 
 
 def test_a_check_without_a_policy_is_alerted_as_before(world: World):
@@ -152,7 +152,7 @@ def test_a_recovered_check_left_due_is_ended_by_housekeeping(oncall: World):
     oncall.r.hset(keys.check(ENTITY, "PING"), "state", "ok")
     oncall.advance(900)
     assert housekeeping(oncall) == []
-    assert escalation_store.load_state(oncall.r, ENTITY, "PING").ended_by == "housekeeping"
+    assert escalation_store.load_state(oncall.s, ENTITY, "PING").ended_by == "housekeeping"
 
 
 def test_the_check_page_says_how_the_last_escalation_ended(oncall: World):
@@ -173,17 +173,17 @@ def test_the_decision_trace_says_which_level_paged_whom_and_what_an_ended_escala
     oncall.fail()
     oncall.advance(900)
     housekeeping(oncall)
-    step = decision_store.load(oncall.r, ENTITY, "PING")[0]
+    step = decision_store.load(oncall.s, ENTITY, "PING")[0]
     [bob] = step["contacts"]
     assert (step["type"], step["result"], bob["id"], bob["escalation"]) == ("problem", "alerted", "bob",
                                                                            {"policy": "ops", "level": 2})
     assert "  contact bob: rules chose media (paged by escalation policy ops, level 2)" in describe(step), describe(step)
-    for rule_id in rule_store.rule_ids(oncall.r, "bob"):  # bob's rules now blackhole everything
-        rule_store.delete_rule(oncall.r, rule_id)
+    for rule_id in rule_store.rule_ids(oncall.s, "bob"):  # bob's rules now blackhole everything
+        rule_store.delete_rule(oncall.s, rule_id)
     oncall.raw_rule("bob", "bob-quiet", {"critical_blackhole": True, "warning_blackhole": True,
                                          "unknown_blackhole": True})
     oncall.event("ok")
-    recovery = decision_store.load(oncall.r, ENTITY, "PING")[0]
+    recovery = decision_store.load(oncall.s, ENTITY, "PING")[0]
     by_id = {c["id"]: c for c in recovery["contacts"]}
     assert by_id["ann"]["escalation"]["level"] == 1 and "owed" not in by_id["ann"]["media"][0]
     assert (by_id["bob"]["outcome"], by_id["bob"]["media"]) == (

@@ -46,7 +46,7 @@ def everything(world: World) -> World:
     world.drain()
     policy = {"name": "Web", "repeat": 1, "levels": [{"delay": 0, "targets": [{"contact": "ann"}]},
                                                      {"delay": 900, "targets": [{"schedule": "primary"}]}]}
-    escalation_store.save_policy(world.r, policy_from_json(policy, "web"))
+    escalation_store.save_policy(world.s, policy_from_json(policy, "web"))
     return world
 
 

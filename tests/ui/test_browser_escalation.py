@@ -15,7 +15,7 @@ pytestmark = BROWSER_TEST
 
 
 def stored(world: World) -> list[Policy]:
-    return escalation_store.load_policies(world.r)
+    return escalation_store.load_policies(world.s)
 
 
 def level(tab, n: int):  # noqa: ANN001,ANN201  (playwright is imported only when the browser tests run)
@@ -26,7 +26,7 @@ def test_create_edit_and_delete_a_policy_in_the_browser(world: World, page, base
     for first in ("Ann", "Bob", "Cat"):
         world.contact(first.lower(), first, "Oncall", "db-01.example.com")
     schedule = {"timezone": "UTC", "layers": [{"start": "2023-11-01T00:00Z", "rotation": "P1W", "contacts": ["ann"]}]}
-    schedule_store.save_schedule(world.r, schedule_from_json(schedule, clock.now, "primary"))
+    schedule_store.save_schedule(world.s, schedule_from_json(schedule, clock.now, "primary"))
     page.goto(base_url + "/")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Escalation").click()
     page.get_by_role("link", name="New escalation policy").click()

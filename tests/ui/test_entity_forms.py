@@ -23,13 +23,13 @@ def test_recurring_maintenance_of_an_entity_from_its_page(world: World, client, 
         "rrule": SUNDAY_2AM, "timezone": "Europe/Berlin", "duration": "90m", "summary": "patching"})
     assert response.headers["Location"].endswith("notice=series-created")
     for check in ("DISK", "LOAD"):
-        assert maint.load_windows(world.r, E, check, maint.SCHEDULED) == {1_700_355_600: 5400, 1_700_960_400: 5400}
+        assert maint.load_windows(world.s, E, check, maint.SCHEDULED) == {1_700_355_600: 5400, 1_700_960_400: 5400}
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "Recurring maintenance created" in page and SUNDAY_2AM in page and "2023-11-19 01:00:00 UTC" in page
     series_id = page.split('name="id" value="')[1].split('"')[0]
     deleted = client.post(f"{URL}/maintenance_series/delete", data={"id": series_id})
     assert deleted.headers["Location"].endswith("notice=series-deleted")
-    assert maint.load_windows(world.r, E, "DISK", maint.SCHEDULED) == {}
+    assert maint.load_windows(world.s, E, "DISK", maint.SCHEDULED) == {}
     bad = client.post(f"{URL}/maintenance_series", data={"duration": "1h", "rrule": "FREQ=OFTEN"})
     assert "error=bad-series" in bad.headers["Location"]
     assert "FREQ must be one of" in client.get(bad.headers["Location"]).get_data(as_text=True)
@@ -47,7 +47,7 @@ def test_the_entity_page_lists_its_escalation_policies(world: World, client) -> 
     world.event(E, "DISK", "ok")
     world.drain()
     policy = {"name": "Databases", "levels": [{"delay": 0, "targets": [{"contact": "ann"}]}], "repeat": 2}
-    escalation_store.save_policy(world.r, policy_from_json(policy, "dba"))
-    escalation_store.link(world.r, entity_store.entity_id(world.r, E), ["dba"])
+    escalation_store.save_policy(world.s, policy_from_json(policy, "dba"))
+    escalation_store.link(world.s, entity_store.entity_id(world.s, E), ["dba"])
     page = client.get(URL).get_data(as_text=True)
     assert '<a href="/escalation_policies/dba"><strong>dba</strong> (Databases)</a>: 1 level, repeated 2 times' in page

@@ -24,12 +24,12 @@ def team(world: World, clock) -> World:
     for first in ("Ann", "Bob", "Cat"):
         world.contact(first.lower(), first, "Oncall", E)
     schedule = {"timezone": "UTC", "layers": [{"start": "2023-11-01T00:00Z", "rotation": "P1W", "contacts": ["ann"]}]}
-    schedule_store.save_schedule(world.r, schedule_from_json(schedule, clock.now, "primary"))
+    schedule_store.save_schedule(world.s, schedule_from_json(schedule, clock.now, "primary"))
     return world
 
 
 def stored(world: World, policy_id: str) -> Policy | None:
-    found = escalation_store.load_policies(world.r, [policy_id])
+    found = escalation_store.load_policies(world.s, [policy_id])
     return found[0] if found else None
 
 
@@ -95,19 +95,19 @@ def test_edit_levels_delays_and_repeat(team: World, client) -> None:
 
 def test_delete_a_policy_and_its_links(team: World, client) -> None:
     client.post("/escalation_policies", data=form(("0", "", "ann"), id="db"))
-    entity_id = entity_store.entity_id(team.r, E)
-    escalation_store.link(team.r, entity_id, ["db"])
+    entity_id = entity_store.entity_id(team.s, E)
+    escalation_store.link(team.s, entity_id, ["db"])
     assert 'href="/escalation_policies/db"' in client.get(f"/entities/{E}").get_data(as_text=True)
     assert "db-01.example.com" in client.get("/escalation_policies/db").get_data(as_text=True)
     response = client.post("/escalation_policies/db/delete")
     assert response.headers["Location"].endswith("/escalation_policies?notice=policy-deleted")
-    assert stored(team, "db") is None and escalation_store.linked_policy_ids(team.r, entity_id) == []
+    assert stored(team, "db") is None and escalation_store.linked_policy_ids(team.s, entity_id) == []
     assert client.get("/escalation_policies/db").status_code == 404
     assert client.post("/escalation_policies/db/delete").status_code == 404
 
 
 def test_a_policy_naming_a_schedule_that_is_gone_still_has_its_page(team: World, client) -> None:
     policy = {"levels": [{"delay": 0, "targets": [{"schedule": "deleted"}, {"contact": "ann"}]}]}
-    escalation_store.save_policy(team.r, policy_from_json(policy, "old"))
+    escalation_store.save_policy(team.s, policy_from_json(policy, "old"))
     page = client.get("/escalation_policies/old")
     assert page.status_code == 200 and "deleted (no such schedule: pages nobody)" in page.get_data(as_text=True)

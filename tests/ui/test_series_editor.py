@@ -22,14 +22,14 @@ def nightly(world: World, clock) -> str:
     """Daily 22:00-23:00 UTC on E:DISK since 2023-11-10; clock: 2023-11-14 22:13:20 UTC, inside tonight's window."""
     world.event(E, CHECK, "ok")
     world.drain()
-    made = commands.create_series(world.r, {"rrule": "FREQ=DAILY;BYHOUR=22;BYMINUTE=0", "timezone": "UTC",
+    made = commands.create_series(world.s, {"rrule": "FREQ=DAILY;BYHOUR=22;BYMINUTE=0", "timezone": "UTC",
                                             "start_time": "2023-11-10 22:00", "duration": "1h", "summary": "backup",
                                             "checks": [f"{E}:{CHECK}"]}, clock.now)
     return made.id
 
 
 def windows(world: World) -> dict[int, int]:
-    return maint.load_windows(world.r, E, CHECK, maint.SCHEDULED)
+    return maint.load_windows(world.s, E, CHECK, maint.SCHEDULED)
 
 
 def test_the_check_page_links_the_series_page(world: World, client, nightly: str) -> None:
@@ -54,7 +54,7 @@ def test_an_edit_moves_future_windows_and_keeps_the_one_in_progress(world: World
     later = sorted(start for start in after if start > clock.now)
     assert later[:2] == [1_700_008_200, 1_700_094_600]  # 01:30 Berlin (00:30 UTC) on Nov 15 and 16, 30 min each
     assert {after[s] for s in later} == {1800} and len(later) == 14
-    edited = series_store.load_series(world.r, nightly)
+    edited = series_store.load_series(world.s, nightly)
     assert (edited.timezone, edited.duration, edited.summary) == ("Europe/Berlin", 1800, "backup (new disks)")
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "Recurring maintenance saved" in page and "2023-11-15 00:30:00 UTC" in page
@@ -67,5 +67,5 @@ def test_a_refused_edit_says_why_keeps_what_was_typed_and_changes_nothing(world:
         "rrule": "FREQ=OFTEN", "timezone": "UTC", "start": "", "duration": "1h", "summary": "typed"})
     page = response.get_data(as_text=True)
     assert response.status_code == 422 and "FREQ must be one of" in page and 'value="FREQ=OFTEN"' in page
-    assert windows(world) == before and series_store.load_series(world.r, nightly).rrule.endswith("BYHOUR=22;BYMINUTE=0")
+    assert windows(world) == before and series_store.load_series(world.s, nightly).rrule.endswith("BYHOUR=22;BYMINUTE=0")
     assert client.post("/maintenance_series/no-such-series", data={"rrule": "FREQ=DAILY"}).status_code == 404

@@ -23,9 +23,9 @@ LEVELS = {"rows": "1", "level-0-delay": "0", "level-0-contacts": "ann"}
 
 @pytest.fixture
 def ops(people: People) -> People:
-    contact_store.create_contact(people.r, {"id": "ann", "first_name": "Ann", "last_name": "Oncall"})
+    contact_store.create_contact(people.s, {"id": "ann", "first_name": "Ann", "last_name": "Oncall"})
     policy = {"name": "Ops", "levels": [{"delay": 0, "targets": [{"contact": "ann"}]}]}
-    escalation_store.save_policy(people.r, policy_from_json(policy, "ops"))
+    escalation_store.save_policy(people.s, policy_from_json(policy, "ops"))
     return people
 
 
@@ -41,7 +41,7 @@ def test_below_admin_reads_but_may_not_write(make_app: Any, ops: People, role: R
     assert client.post("/escalation_policies", data={"id": "mine", **LEVELS}).status_code == 403
     assert client.post("/escalation_policies/ops", data={"name": "Mine", **LEVELS}).status_code == 403
     assert client.post("/escalation_policies/ops/delete").status_code == 403
-    assert world_keys(ops.r) == before and escalation_store.load_policies(ops.r)[0].name == "Ops"
+    assert world_keys(ops.r) == before and escalation_store.load_policies(ops.s)[0].name == "Ops"
 
 
 def test_an_admin_post_without_the_csrf_token_changes_nothing(make_app: Any, ops: People) -> None:
@@ -55,7 +55,7 @@ def test_an_admin_post_without_the_csrf_token_changes_nothing(make_app: Any, ops
         assert response.status_code == 400 and "CSRF" in response.get_data(as_text=True), url
     assert world_keys(ops.r) == before
     assert client.post("/escalation_policies/ops", data={"name": "Mine", **LEVELS}).status_code == 303
-    assert escalation_store.load_policies(ops.r)[0].name == "Mine"
+    assert escalation_store.load_policies(ops.s)[0].name == "Mine"
 
 
 def test_anonymous_is_sent_to_the_login_page(make_app: Any, ops: People) -> None:
@@ -66,7 +66,7 @@ def test_anonymous_is_sent_to_the_login_page(make_app: Any, ops: People) -> None
 @pytest.fixture
 def series_id(people: People) -> str:
     known_check(people.r)
-    made = commands.create_series(people.r, {"rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", "timezone": "UTC",
+    made = commands.create_series(people.s, {"rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", "timezone": "UTC",
                                              "duration": "1h", "checks": ["web-01:HTTP"]}, 1_700_000_000)
     return made.id
 
@@ -82,7 +82,7 @@ def test_a_viewer_reads_a_series_but_may_not_edit_it(make_app: Any, people: Peop
     assert "BYDAY=SU" in page and 'id="series-form"' not in page
     before = world_keys(people.r)
     assert client.post(f"/maintenance_series/{series_id}", data=EDIT).status_code == 403
-    assert world_keys(people.r) == before and series_store.load_series(people.r, series_id).duration == 3600
+    assert world_keys(people.r) == before and series_store.load_series(people.s, series_id).duration == 3600
 
 
 def test_a_responder_edits_a_series_only_with_the_csrf_token(make_app: Any, people: People, series_id: str) -> None:
@@ -94,4 +94,4 @@ def test_a_responder_edits_a_series_only_with_the_csrf_token(make_app: Any, peop
     assert response.status_code == 400 and "CSRF" in response.get_data(as_text=True)
     assert world_keys(people.r) == before
     assert client.post(f"/maintenance_series/{series_id}", data=EDIT).status_code == 303
-    assert series_store.load_series(people.r, series_id).duration == 7200
+    assert series_store.load_series(people.s, series_id).duration == 7200
