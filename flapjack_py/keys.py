@@ -40,6 +40,17 @@ def event_claims() -> str:
     return "event_claims"
 
 
+def executives_taking() -> str:
+    """set: HOST:PID of every executive that took events and was not recovered since: the executives whose
+    in-flight and hand-off lists recovery looks at (with the owners in event_claims), instead of a keyspace SCAN."""
+    return "executives_taking"
+
+
+def executives_scanned() -> str:
+    """string: set once the keyspace was scanned for the lists of executives older than `executives_taking`."""
+    return "executives_taking:scanned"
+
+
 def event_counter_sequence() -> str:
     """string: the last event counter given out (equals event_counters all unless events were taken back)."""
     return "event_counter_sequence"

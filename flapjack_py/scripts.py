@@ -52,20 +52,21 @@ end
 TAKE_EVENTS = _CLAIM_KEY + """
 -- KEYS[1] event queue, KEYS[2] this executive's in-flight list, KEYS[3] its hand-off list,
 -- KEYS[4] event_claims (claim key -> owner), KEYS[5] event_counters, KEYS[6] event_counter_sequence,
--- KEYS[7..] hand-off lists of the executives named in ARGV[3..]
+-- KEYS[7] executives_taking, KEYS[8..] hand-off lists of the executives named in ARGV[3..]
 -- ARGV[1] this executive's id, ARGV[2] the most events to take, ARGV[3..] ids of other executives
 -- Takes up to ARGV[2] events, oldest first: first from the hand-off list (events of checks this
 -- executive holds, handed over by others), then from the right of the queue (at most ARGV[2]
 -- events popped from it, taken or handed over). A queued event whose
 -- check another executive holds goes onto that executive's hand-off list instead (so one check's
 -- events are applied in queue order by one executive at a time); an unclaimed check is claimed.
--- Taken events go onto the in-flight list and reserve their event counters (HINCRBY all).
+-- Taken events go onto the in-flight list and reserve their event counters (HINCRBY all); the taker is
+-- added to executives_taking (recovery looks there for in-flight lists).
 -- If an owner is not among ARGV[3..], its event stays at the head of the queue and taking stops.
 -- Returns {counter before the first taken event, unknown owner or false, events handed over,
 --          raw, claim key or '', raw, claim key or '', ...}.
 local me, most = ARGV[1], tonumber(ARGV[2])
 local handoff = {}
-for i = 3, #ARGV do handoff[ARGV[i]] = KEYS[i + 4] end
+for i = 3, #ARGV do handoff[ARGV[i]] = KEYS[i + 5] end
 local out, taken, claimed, owners, unknown = {0, false, 0}, {}, {}, {}, false
 local function keep(raw, key)
   taken[#taken + 1] = raw
@@ -112,6 +113,7 @@ out[2] = unknown
 push_all('HSET', KEYS[4], claimed)
 if #taken > 0 then
   push_all('LPUSH', KEYS[2], taken)
+  redis.call('SADD', KEYS[7], me)
   local all = redis.call('HINCRBY', KEYS[5], 'all', #taken)
   local first = math.max(all - #taken, tonumber(redis.call('GET', KEYS[6])) or 0)
   redis.call('SET', KEYS[6], first + #taken)
@@ -139,11 +141,12 @@ return #free
 
 REQUEUE_ORPHANS = """
 -- KEYS[1] an executive's in-flight list, KEYS[2] its hand-off list, KEYS[3] the event queue,
--- KEYS[4] its heartbeat key, KEYS[5] event_claims, KEYS[6] event_counters
+-- KEYS[4] its heartbeat key, KEYS[5] event_claims, KEYS[6] event_counters, KEYS[7] executives_taking
 -- ARGV[1] '1' to requeue even if the heartbeat key exists (its process is known dead, or it is us),
 -- ARGV[2] its id
 -- Puts its in-flight events, then its hand-off events, back at the right (next to be taken) end of the
--- queue in their order, gives back the counters the in-flight ones reserved, and drops its claims.
+-- queue in their order, gives back the counters the in-flight ones reserved, drops its claims and
+-- removes it from executives_taking (it has no list left; its next take adds it again).
 -- Returns how many events were moved.
 if ARGV[1] ~= '1' and redis.call('EXISTS', KEYS[4]) == 1 then
   return 0
@@ -162,6 +165,7 @@ for i = 1, #claims, 2 do
   if claims[i + 1] == ARGV[2] then redis.call('HDEL', KEYS[5], claims[i]) end
 end
 redis.call('DEL', KEYS[4])
+redis.call('SREM', KEYS[7], ARGV[2])
 return moved + reserved
 """
 

@@ -141,7 +141,8 @@ class EventQueue:
         """
         peers = sorted(self.peers - {self.id})
         script_keys = [self.queue, self.in_flight, self.handoff, keys.event_claims(), keys.event_counters(),
-                       keys.event_counter_sequence(), *(keys.events_handoff(p) for p in peers)]
+                       keys.event_counter_sequence(), keys.executives_taking(),
+                       *(keys.events_handoff(p) for p in peers)]
         sizes = [min(TAKE_CHUNK, most - first) for first in range(0, most, TAKE_CHUNK)]
         taken = Taken()
         for _attempt in range(2):  # again once the script is loaded, if the server did not know it
@@ -287,8 +288,28 @@ class EventQueue:
         return moved
 
     def _owners(self) -> set[str]:
-        """HOST:PID of every executive with an in-flight or hand-off list, or a claim."""
-        found = set(self.client.hvals(keys.event_claims()))
+        """HOST:PID of every executive that may have an in-flight or hand-off list, or a claim.
+
+        Every take adds its executive to `executives_taking` (recovery removes it), so no keyspace SCAN is
+        needed; but once per database, for the lists of executives that ran before that set existed.
+        """
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hvals(keys.event_claims())
+            pipe.smembers(keys.executives_taking())
+            pipe.exists(keys.executives_scanned())
+            claimed, taking, scanned = pipe.execute()
+        found = set(claimed) | set(taking)
+        if not scanned:
+            older = self._scan_owners() - found
+            if older:
+                self.client.sadd(keys.executives_taking(), *older)
+            self.client.set(keys.executives_scanned(), 1)
+            found |= older
+        return found
+
+    def _scan_owners(self) -> set[str]:
+        """HOST:PID of every executive with an in-flight or hand-off list, by SCAN (walks every key)."""
+        found: set[str] = set()
         for pattern in (keys.events_in_flight_pattern(), keys.events_handoff_pattern()):
             prefix = pattern.removesuffix("*")
             found.update(k.removeprefix(prefix) for k in self.client.scan_iter(match=pattern, count=500))
@@ -298,7 +319,7 @@ class EventQueue:
         owner = f"{host}:{pid}"
         return int(self._requeue(keys=[keys.events_in_flight(host, pid), keys.events_handoff(owner), self.queue,
                                        keys.executive_heartbeat(host, pid), keys.event_claims(),
-                                       keys.event_counters()],
+                                       keys.event_counters(), keys.executives_taking()],
                                  args=["1" if force else "0", owner]))
 
 

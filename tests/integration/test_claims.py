@@ -160,8 +160,9 @@ def test_a_large_take_runs_in_bounded_calls_and_keeps_queue_order_and_counters(r
     real_r.config_set("slowlog-max-len", 10_000)
     real_r.slowlog_reset()
     taken = a.take(n + 5)
-    sizes = [int(entry["command"].split()[10]) for entry in real_r.slowlog_get(10_000)
+    calls = [entry["command"].split() for entry in real_r.slowlog_get(10_000)
              if entry["command"].startswith(b"EVALSHA")]
+    sizes = [int(args[3 + int(args[2]) + 1]) for args in calls]  # EVALSHA sha numkeys KEYS... id size
     for name, value in slowlog.items():
         real_r.config_set(name, value)
     assert sorted(sizes) == [7 + 5, TAKE_CHUNK, TAKE_CHUNK]
@@ -175,3 +176,28 @@ def test_a_take_loads_its_script_when_the_server_lost_it(real_r: redis.Redis) ->
     real_r.lpush("events", ev("x"), ev("y"))
     real_r.script_flush()
     assert [json.loads(r)["check"] for r in a.take(10).raws] == ["x", "y"]
+
+
+def test_recovery_finds_in_flight_lists_through_the_takers_set_without_scanning(real_r: redis.Redis) -> None:
+    gone = queue(real_r, 999_999)  # no such process on this host: its lists are orphaned
+    real_r.lpush("events", ev("x"), ev("y"))
+    assert len(gone.take(10)) == 2
+    assert real_r.smembers(keys.executives_taking()) == {gone.id.encode()}
+    old = keys.events_in_flight("older.example.com", 7)  # left by an executive from before the set existed
+    real_r.rpush(old, ev("z"))
+    me = queue(real_r, 1)
+    assert me.recover_orphans() == 3  # the first recovery scans the keyspace once, for lists like `old`
+    assert sorted(real_r.lrange("events", 0, -1)) == sorted(e.encode() for e in (ev("x"), ev("y"), ev("z")))
+    assert not real_r.exists(keys.event_claims()) and real_r.smembers(keys.executives_taking()) == set()
+
+    real_r.lpush("events", ev("w"))
+    assert len(gone.take(10)) == 4
+    real_r.config_set("slowlog-log-slower-than", 0)
+    real_r.slowlog_reset()
+    try:
+        assert me.recover_orphans() == 4
+        commands = {entry["command"].split()[0].upper() for entry in real_r.slowlog_get(1000)}
+    finally:
+        real_r.config_set("slowlog-log-slower-than", 10_000)
+    assert b"SCAN" not in commands
+    assert real_r.llen("events") == 4 and real_r.llen(gone.in_flight) == 0
