@@ -138,6 +138,24 @@ def delivery_queues(connection: BytesRedis, config: Config) -> list[DeliveryQueu
     return found
 
 
+def prepare(connection: BytesRedis, config: Config) -> None:
+    """Do now what the first alert on each enabled medium would do in the middle of a batch: make its rq
+    queue and job template (rq asks the server's version on a new connection) and parse and compile its
+    alert and rollup templates, by rendering a sample of each (issue 11: ~20 ms off the first alert after
+    boot). A template that does not render is reported by the alert that uses it, not here."""
+    for medium in KNOWN_MEDIA:
+        if not config.gateway_enabled(medium):
+            continue
+        _template(connection, medium, _retry_setting(config, medium))
+        for extra in ({}, {"rollup": "problem", "rollup_alerts": {}, "rollup_threshold": 1}):
+            sample = {"id": PLACEHOLDER_ID, "media": medium, "contact": "", "event_id": "host:check",
+                      "notification_type": "problem", "state": "critical", "time": 0, **extra}
+            try:
+                render_alert(sample, config)
+            except Exception as exc:  # a user's template: its alerts say what is wrong with it
+                log.debug("%s templates not prepared: %s", medium, exc)
+
+
 def job_data(record: Mapping[str, Any], retry: RetrySetting) -> EnqueueData:
     """rq's description of the delivery job of an alert record, as `Queue.enqueue_many` takes it."""
     return Queue.prepare_data(DELIVER_FUNC, args=(dict(record),), job_id=record["id"],

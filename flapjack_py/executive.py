@@ -20,7 +20,7 @@ from typing import Any
 
 import redis
 
-from . import delivery, escalation_steps
+from . import delivery, escalation_steps, scripts
 from .batch import Batch
 from .batch_notify import BatchNotify
 from .config import Config, load_config
@@ -35,13 +35,16 @@ from .notify_request import Notifying, write_notify_log
 from .store import checks as check_store
 from .store import metrics as metric_store
 from .store import tags as tag_store
-from .store.client import Clients
+from .store.client import Clients, load_scripts
 from .store.events import EventQueue, Taken
+from .store.guard import watch_list
 from .store.writes import WriteBuffer
 from .wiring import default_notifier
 
 log = logging.getLogger(__name__)
 
+HOT_SCRIPTS = (scripts.TAKE_EVENTS, scripts.LOAD_SNAPSHOTS, scripts.CHECK_FACTS)
+"""Lua every batch (or notifying batch) calls by EVALSHA: loaded at boot, not by the first batch's NOSCRIPT."""
 MAX_NOTIFY_ATTEMPTS = 10  # decisions redone when other executives change a contact's rollup state; the last unwatched
 
 class _InFlightTaken(Exception):
@@ -138,6 +141,8 @@ class Executive:
             return
         self.housekeeping.register()
         self._registered = True
+        delivery.prepare(self.raw, self.config)  # not in the middle of the first notifying batch
+        load_scripts(self.client, HOT_SCRIPTS)
         tag_store.index_check_tags(self.client)  # check tags written before the per-check sets existed
 
     def _install_signal_handlers(self) -> None:
@@ -201,11 +206,9 @@ class Executive:
                 batch.guard.reset()
 
     def _guard(self, expected: int) -> Any:
-        """WATCH the in-flight list and check our events are still on it (not taken back)."""
-        pipe = self.raw.pipeline(transaction=True)
-        pipe.watch(self.queue.in_flight)
-        if int(pipe.llen(self.queue.in_flight)) < expected:
-            pipe.reset()
+        """WATCH the in-flight list and check our events are still on it (not taken back): one round trip."""
+        pipe = watch_list(self.raw, self.queue.in_flight, expected)
+        if pipe is None:
             raise _InFlightTaken()
         return pipe
 

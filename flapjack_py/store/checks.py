@@ -13,7 +13,7 @@ from typing import Any, cast
 from .. import keys, scripts
 from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange
 from ..events import Event, parse_perfdata
-from .client import StrRedis, registered_script, to_int
+from .client import StrRedis, call_read_script, to_int
 from .writes import Writes
 
 SNAPSHOT_CHUNK = 100
@@ -28,13 +28,12 @@ def load_snapshots(client: StrRedis, check_ids: Sequence[tuple[str, str]],
     Of the checks in `ok_only` (the caller only applies `ok` results to them, which read neither), a check
     whose state is ok comes without notification times (all None) and tags: fewer keys read.
     """
-    script = registered_script(client, scripts.LOAD_SNAPSHOTS)
-    pipe = client.pipeline(transaction=False)
+    calls = []
     for first in range(0, len(check_ids), SNAPSHOT_CHUNK):
         chunk = check_ids[first:first + SNAPSHOT_CHUNK]
         args = [v for ids in chunk for v in (keys.check_id(*ids), ids[0], "1" if ids in ok_only else "0")]
-        script(keys=_snapshot_keys(chunk), args=args, client=pipe)
-    replies = [reply for replies in pipe.execute() for reply in replies]
+        calls.append((_snapshot_keys(chunk), args))
+    replies = [reply for replies in call_read_script(client, scripts.LOAD_SNAPSHOTS, calls) for reply in replies]
     return {ids: _snapshot_from(ids, reply) for ids, reply in zip(check_ids, replies, strict=True)}
 
 

@@ -8,12 +8,15 @@ its archive. Nothing here converts one kind into the other.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import hashlib
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
 import redis
+from redis.exceptions import NoScriptError
 
 
 class StrRedis(Protocol):
@@ -99,6 +102,43 @@ def registered_script(client: StrRedis, source: str) -> Any:
     if source not in cache:
         cache[source] = client.register_script(source)
     return cache[source]
+
+
+def call_read_script(client: StrRedis, source: str, calls: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> list[Any]:
+    """Call the read-only Lua `source` once per (keys, args) of `calls`, pipelined in one round trip (each
+    call atomic, not the set), and return the replies in order.
+
+    A Script registered on a pipeline makes redis-py ask SCRIPT EXISTS first: a second round trip on
+    every call. Here the calls go out as EVALSHA straight away; when the server does not know the script
+    (restarted, failed over, SCRIPT FLUSH) it is loaded and the calls made again, which a read allows.
+    """
+    replies: list[Any] = []
+    for attempt in range(2):
+        pipe = client.pipeline(transaction=False)
+        for script_keys, args in calls:
+            pipe.evalsha(script_sha(source), len(script_keys), *script_keys, *args)
+        replies = pipe.execute(raise_on_error=False)
+        if attempt or not any(isinstance(reply, NoScriptError) for reply in replies):
+            break
+        client.script_load(source)
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
+
+
+def load_scripts(client: StrRedis, sources: Sequence[str]) -> None:
+    """SCRIPT LOAD `sources` in one round trip, so their first EVALSHA is not refused (NOSCRIPT) and made again."""
+    pipe = client.pipeline(transaction=False)
+    for source in sources:
+        pipe.script_load(source)
+    pipe.execute()
+
+
+@functools.lru_cache(maxsize=64)
+def script_sha(source: str) -> str:
+    """The SHA1 Redis knows Lua `source` by (EVALSHA)."""
+    return hashlib.sha1(source.encode()).hexdigest()
 
 
 def to_int(value: Any) -> int | None:

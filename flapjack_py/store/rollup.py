@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import keys, scripts
-from .client import StrRedis, registered_script, to_int
+from .client import StrRedis, call_read_script, to_int
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -83,11 +83,10 @@ def load_check_facts(client: StrRedis, check_ids: Iterable[str]) -> dict[str, Ch
         return {}
     entities = list(dict.fromkeys(keys.split_check_id(cid)[0] for cid in ids))
     entity_ids = dict(zip(entities, client.hmget(keys.entity_ids_by_name(), entities), strict=True))
-    script, pipe = registered_script(client, scripts.CHECK_FACTS), client.pipeline(transaction=False)
-    for first in range(0, len(ids), FACTS_CHUNK):
-        chunk = [keys.split_check_id(cid) for cid in ids[first:first + FACTS_CHUNK]]
-        script(keys=_facts_keys(chunk, entity_ids), args=[check for _, check in chunk], client=pipe)
-    replies = [reply for replies in pipe.execute() for reply in replies]
+    chunks = [[keys.split_check_id(cid) for cid in ids[first:first + FACTS_CHUNK]]
+              for first in range(0, len(ids), FACTS_CHUNK)]
+    calls = [(_facts_keys(chunk, entity_ids), [check for _, check in chunk]) for chunk in chunks]
+    replies = [reply for replies in call_read_script(client, scripts.CHECK_FACTS, calls) for reply in replies]
     return {cid: _facts(cid, reply) for cid, reply in zip(ids, replies, strict=True)}
 
 

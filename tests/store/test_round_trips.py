@@ -1,0 +1,97 @@
+"""The executive's per-batch round trips on a real server: the commit guard (WATCH + LLEN in one write) and
+read-only Lua called by EVALSHA without SCRIPT EXISTS (store/guard.py, store/client.call_read_script)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+
+from flapjack_py import scripts
+from flapjack_py.store import checks as check_store
+from flapjack_py.store.client import StrRedis, call_read_script, load_scripts, script_sha
+from flapjack_py.store.guard import watch_list
+
+pytestmark = pytest.mark.real
+
+
+class Sent:
+    """Counts the writes (round trips) and the commands a client's connections send."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.writes: list[list[str]] = []
+        original = redis.connection.AbstractConnection.send_packed_command
+
+        def send(conn: Any, command: Any, check_health: bool = True) -> None:
+            data = b"".join(bytes(c) for c in command) if isinstance(command, list) else bytes(command)
+            self.writes.append(command_names(data))
+            original(conn, command, check_health)
+
+        monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", send)
+
+
+def command_names(data: bytes) -> list[str]:
+    """The command names in packed RESP commands."""
+    names, lines = [], iter(data.split(b"\r\n"))
+    for line in lines:
+        if line.startswith(b"*"):
+            args = [next(lines) and next(lines) for _ in range(int(line[1:]))]  # skip each $len, keep the bulk
+            names.append(args[0].decode())
+    return names
+
+
+def test_the_guard_watches_in_one_round_trip_and_exec_fails_when_the_list_moves(
+        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_r.rpush("in-flight", "a", "b")
+    sent = Sent(monkeypatch)
+    pipe = watch_list(real_r, "in-flight", 2)
+    assert pipe is not None and pipe.watching
+    assert len(sent.writes) == 1 and sent.writes[0][:2] == ["WATCH", "LLEN"]
+    real_r.lpop("in-flight")  # another executive takes one back
+    pipe.multi()
+    pipe.set("applied", 1)
+    with pytest.raises(redis.WatchError):
+        pipe.execute()
+    pipe.reset()
+    assert real_r.get("applied") is None
+
+
+def test_the_guard_commits_when_nothing_moved(real_r: redis.Redis) -> None:
+    real_r.rpush("in-flight", "a")
+    pipe = watch_list(real_r, "in-flight", 1)
+    assert pipe is not None
+    pipe.multi()
+    pipe.set("applied", 1)
+    assert pipe.execute() == [True]
+    pipe.reset()
+    assert real_r.get("applied") == b"1"
+
+
+def test_a_shorter_list_gives_no_guard_and_leaves_nothing_watched(real_r: redis.Redis) -> None:
+    real_r.rpush("in-flight", "a")
+    assert watch_list(real_r, "in-flight", 2) is None
+    assert real_r.connection_pool._in_use_connections == set()  # the connection went back, unwatched
+    pipe = real_r.pipeline(transaction=True)
+    real_r.rpush("in-flight", "b")
+    pipe.set("applied", 1)
+    assert pipe.execute() == [True]  # a later MULTI on the pooled connection is not aborted by a stale WATCH
+
+
+def test_read_scripts_go_out_as_evalsha_in_one_round_trip(real_s: StrRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    load_scripts(real_s, [scripts.LOAD_SNAPSHOTS])
+    sent = Sent(monkeypatch)
+    check_store.load_snapshots(real_s, [("web", f"check-{i}") for i in range(150)])  # two chunks
+    assert sent.writes == [["EVALSHA", "EVALSHA"]]
+
+
+def test_a_script_the_server_forgot_is_loaded_and_called_again(real_s: StrRedis) -> None:
+    real_s.script_flush()
+    source = "return {KEYS[1], ARGV[1]}"
+    assert call_read_script(real_s, source, [(["k1"], ["a1"]), (["k2"], ["a2"])]) == [["k1", "a1"], ["k2", "a2"]]
+    assert real_s.script_exists(script_sha(source)) == [True]
+
+
+def test_a_failing_read_script_raises(real_s: StrRedis) -> None:
+    with pytest.raises(redis.ResponseError, match="boom"):
+        call_read_script(real_s, "return redis.error_reply('boom')", [([], [])])
