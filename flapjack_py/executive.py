@@ -191,11 +191,10 @@ class Executive:
 
     def _process_together(self, taken: Taken) -> None:
         parsed = [self._parse(raw) for raw in taken.raws]
-        batch = self._load_batch([p for p in parsed if isinstance(p, Event)], taken.counter)
-        batch.in_flight = len(taken)
+        batch = Batch({}, {}, taken.counter, in_flight=len(taken))
         self.heartbeat.done(len(taken), time.time())
         try:
-            batch.guard = self._guard(batch.in_flight)
+            self._guard_and_load(batch, [p for p in parsed if isinstance(p, Event)])
             self._process_items(batch, taken, parsed)
         except _InFlightTaken:
             log.error("another executive took back this one's in-flight events; it processes them")
@@ -207,10 +206,21 @@ class Executive:
 
     def _guard(self, expected: int) -> Any:
         """WATCH the in-flight list and check our events are still on it (not taken back): one round trip."""
-        pipe = watch_list(self.raw, self.queue.in_flight, expected)
+        pipe, _ = watch_list(self.client, self.queue.in_flight, expected)
         if pipe is None:
             raise _InFlightTaken()
         return pipe
+
+    def _guard_and_load(self, batch: Batch, events: list[Event]) -> None:
+        """The guard (as _guard) and the snapshots of the events' checks, in one round trip."""
+        ids = list(dict.fromkeys((e.entity, e.check) for e in events))
+        calls = check_store.snapshot_calls(ids, _ok_only(events, self.cfg.flap_detection))
+        batch.guard, replies = watch_list(self.client, self.queue.in_flight, batch.in_flight,
+                                          scripts.LOAD_SNAPSHOTS, calls)
+        if batch.guard is None:
+            raise _InFlightTaken()
+        batch.snapshots = check_store.snapshots_from(ids, replies)
+        batch.entity_ids = {s.entity: s.entity_id for s in batch.snapshots.values() if s.entity_id}
 
     def _process_items(self, batch: Batch, taken: Taken, parsed: list[Event | InvalidEvent | None]) -> None:
         for index, (raw, claim, item) in enumerate(zip(taken.raws, taken.claims, parsed, strict=True)):
@@ -291,12 +301,6 @@ class Executive:
         except Exception as exc:  # parsing is pure: any other failure is this event's alone
             log.exception("event could not be parsed; filed as rejected")
             return InvalidEvent([f"internal error while parsing: {exc!r}"])
-
-    def _load_batch(self, events: list[Event], counter: int) -> Batch:
-        ids = list(dict.fromkeys((e.entity, e.check) for e in events))
-        snapshots = check_store.load_snapshots(self.client, ids, _ok_only(events, self.cfg.flap_detection)) if ids else {}
-        entity_ids = {s.entity: s.entity_id for s in snapshots.values() if s.entity_id}
-        return Batch(snapshots, entity_ids, counter)
 
     def _commit(self, batch: Batch, pending: list[WriteBuffer]) -> None:
         """One MULTI: the pending events' writes (alerts and rq jobs included), their in-flight removal, instance TTLs.

@@ -28,13 +28,26 @@ def load_snapshots(client: StrRedis, check_ids: Sequence[tuple[str, str]],
     Of the checks in `ok_only` (the caller only applies `ok` results to them, which read neither), a check
     whose state is ok comes without notification times (all None) and tags: fewer keys read.
     """
+    replies = call_read_script(client, scripts.LOAD_SNAPSHOTS, snapshot_calls(check_ids, ok_only))
+    return snapshots_from(check_ids, replies)
+
+
+def snapshot_calls(check_ids: Sequence[tuple[str, str]],
+                   ok_only: Collection[tuple[str, str]] = ()) -> list[tuple[list[str], list[str]]]:
+    """The LOAD_SNAPSHOTS calls (keys, args) reading `check_ids`, one per SNAPSHOT_CHUNK checks (see
+    load_snapshots; the executive sends them with its commit guard, store/guard.py)."""
     calls = []
     for first in range(0, len(check_ids), SNAPSHOT_CHUNK):
         chunk = check_ids[first:first + SNAPSHOT_CHUNK]
         args = [v for ids in chunk for v in (keys.check_id(*ids), ids[0], "1" if ids in ok_only else "0")]
         calls.append((_snapshot_keys(chunk), args))
-    replies = [reply for replies in call_read_script(client, scripts.LOAD_SNAPSHOTS, calls) for reply in replies]
-    return {ids: _snapshot_from(ids, reply) for ids, reply in zip(check_ids, replies, strict=True)}
+    return calls
+
+
+def snapshots_from(check_ids: Sequence[tuple[str, str]], replies: list[Any]) -> dict[tuple[str, str], CheckSnapshot]:
+    """The snapshots of `check_ids` from the replies of their snapshot_calls."""
+    flat = [reply for chunk in replies for reply in chunk]
+    return {ids: _snapshot_from(ids, reply) for ids, reply in zip(check_ids, flat, strict=True)}
 
 
 def _snapshot_keys(check_ids: Sequence[tuple[str, str]]) -> list[str]:

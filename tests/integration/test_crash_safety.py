@@ -93,14 +93,14 @@ def test_events_taken_back_from_a_stalled_executive_are_applied_once(real_r: red
     stalled = Executive(real_r, CONFIG)
     other = Executive(real_r, CONFIG)
     other.queue = other.queue.__class__(other.client, other.raw, "events", "other-host", 4242)
-    load = stalled._load_batch
+    guard_and_load = stalled._guard_and_load
 
-    def stall_then_load(events: list, counter: int) -> object:
+    def stall_then_load(batch: object, events: list) -> None:
         real_r.delete(stalled.queue.heartbeat_key)  # the heartbeat lapsed during a long pause
         assert other.queue.recover_orphans() == len(events)
-        return load(events, counter)
+        guard_and_load(batch, events)
 
-    monkeypatch.setattr(stalled, "_load_batch", stall_then_load)
+    monkeypatch.setattr(stalled, "_guard_and_load", stall_then_load)
     stalled._boot()
     stalled._process_batch(stalled.queue.take(100))
     assert int(real_r.hget(keys.event_counters(), "all") or 0) == 0  # nothing of the batch applied by A

@@ -131,14 +131,14 @@ def test_a_successor_rejects_a_dead_executives_hostile_in_flight_events(
 def test_an_event_that_breaks_processing_is_rejected_alone(real_r: redis.Redis,
                                                            monkeypatch: pytest.MonkeyPatch, real_s: StrRedis) -> None:
     """Whatever still breaks (here: loading the check's state) costs that event only; its batch goes on."""
-    real_load = check_store.load_snapshots
+    real_read = check_store.snapshots_from
 
-    def load(client: Any, ids: list[tuple[str, str]], *args: Any) -> Any:
+    def read(ids: list[tuple[str, str]], *args: Any) -> Any:
         if ("cursed", "HTTP") in ids:
             raise ValueError("corrupt check state")
-        return real_load(client, ids, *args)
+        return real_read(ids, *args)
 
-    monkeypatch.setattr(check_store, "load_snapshots", load)
+    monkeypatch.setattr(check_store, "snapshots_from", read)
     ex = Executive(real_r, {"executive": {"new_check_scheduled_maintenance_duration": 0}})
     for entity in ("before", "cursed", "after"):
         real_r.lpush("events", json.dumps({**SERVICE, "entity": entity, "state": "ok"}))

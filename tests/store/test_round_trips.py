@@ -41,41 +41,65 @@ def command_names(data: bytes) -> list[str]:
     return names
 
 
-def test_the_guard_watches_in_one_round_trip_and_exec_fails_when_the_list_moves(
-        real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_r.rpush("in-flight", "a", "b")
+def test_the_guard_watches_and_reads_in_one_round_trip_and_exec_fails_when_the_list_moves(
+        real_s: StrRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_s.rpush("in-flight", "a", "b")
+    load_scripts(real_s, [scripts.LOAD_SNAPSHOTS])
+    ids = [("web", "ok")]
     sent = Sent(monkeypatch)
-    pipe = watch_list(real_r, "in-flight", 2)
+    pipe, replies = watch_list(real_s, "in-flight", 2, scripts.LOAD_SNAPSHOTS, check_store.snapshot_calls(ids))
     assert pipe is not None and pipe.watching
-    assert len(sent.writes) == 1 and sent.writes[0][:2] == ["WATCH", "LLEN"]
-    real_r.lpop("in-flight")  # another executive takes one back
+    assert sent.writes == [["WATCH", "LLEN", "EVALSHA"]]
+    assert check_store.snapshots_from(ids, replies)[ids[0]] == check_store.load_snapshots(real_s, ids)[ids[0]]
+    real_s.lpop("in-flight")  # another executive takes one back
     pipe.multi()
     pipe.set("applied", 1)
     with pytest.raises(redis.WatchError):
         pipe.execute()
     pipe.reset()
-    assert real_r.get("applied") is None
+    assert real_s.get("applied") is None
 
 
-def test_the_guard_commits_when_nothing_moved(real_r: redis.Redis) -> None:
-    real_r.rpush("in-flight", "a")
-    pipe = watch_list(real_r, "in-flight", 1)
-    assert pipe is not None
+def test_the_guard_commits_when_nothing_moved(real_s: StrRedis) -> None:
+    real_s.rpush("in-flight", "a")
+    pipe, replies = watch_list(real_s, "in-flight", 1)
+    assert pipe is not None and replies == []
     pipe.multi()
     pipe.set("applied", 1)
     assert pipe.execute() == [True]
     pipe.reset()
-    assert real_r.get("applied") == b"1"
+    assert real_s.get("applied") == "1"
 
 
-def test_a_shorter_list_gives_no_guard_and_leaves_nothing_watched(real_r: redis.Redis) -> None:
-    real_r.rpush("in-flight", "a")
-    assert watch_list(real_r, "in-flight", 2) is None
-    assert real_r.connection_pool._in_use_connections == set()  # the connection went back, unwatched
-    pipe = real_r.pipeline(transaction=True)
-    real_r.rpush("in-flight", "b")
+def test_a_shorter_list_gives_no_guard_and_leaves_nothing_watched(real_s: StrRedis) -> None:
+    real_s.rpush("in-flight", "a")
+    assert watch_list(real_s, "in-flight", 2)[0] is None
+    assert real_s.connection_pool._in_use_connections == set()  # the connection went back, unwatched
+    pipe = real_s.pipeline(transaction=True)
+    real_s.rpush("in-flight", "b")
     pipe.set("applied", 1)
     assert pipe.execute() == [True]  # a later MULTI on the pooled connection is not aborted by a stale WATCH
+
+
+def test_the_guard_loads_a_script_the_server_forgot_and_stays_watching(real_s: StrRedis) -> None:
+    real_s.rpush("in-flight", "a")
+    real_s.script_flush()
+    source = "return {KEYS[1], ARGV[1]}"
+    pipe, replies = watch_list(real_s, "in-flight", 1, source, [(["k1"], ["a1"]), (["k2"], ["a2"])])
+    assert replies == [["k1", "a1"], ["k2", "a2"]] and pipe.watching
+    real_s.rpush("in-flight", "b")
+    pipe.multi()
+    pipe.set("applied", 1)
+    with pytest.raises(redis.WatchError):
+        pipe.execute()
+    pipe.reset()
+
+
+def test_a_failing_script_in_the_guard_raises_and_leaves_nothing_watched(real_s: StrRedis) -> None:
+    real_s.rpush("in-flight", "a")
+    with pytest.raises(redis.ResponseError, match="boom"):
+        watch_list(real_s, "in-flight", 1, "return redis.error_reply('boom')", [([], [])])
+    assert real_s.connection_pool._in_use_connections == set()
 
 
 def test_read_scripts_go_out_as_evalsha_in_one_round_trip(real_s: StrRedis, monkeypatch: pytest.MonkeyPatch) -> None:

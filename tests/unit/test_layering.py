@@ -45,7 +45,6 @@ CLIENT_BUILDERS = {
 
 BYTES_CLIENT_MODULES = {
     "flapjack_py/store/events.py": "takes events byte for byte (EventQueue's take)",
-    "flapjack_py/store/guard.py": "the executive's commit guard: its MULTI writes rq jobs",
     "flapjack_py/store/archive.py": "copies archived events byte for byte",
     "flapjack_py/store/backtest.py": "replays archived events byte for byte",
     "flapjack_py/store/bench.py": "counts rq jobs; the raw reference rates",
