@@ -75,6 +75,7 @@ class Trace:
     stopped_by: dict[str, Any] | None = None
     contacts: list[dict[str, Any]] = field(default_factory=list)
     _owed: set[tuple[str, str]] = field(default_factory=set)
+    _latest: dict[str, dict[str, Any]] = field(default_factory=dict)  # contact id -> its (last) entry
 
     @classmethod
     def for_notification(cls, notification: Notification, now: int) -> Trace:
@@ -85,13 +86,16 @@ class Trace:
         self.result = "no_contacts"
 
     def contact(self, contact_id: str, outcome: str, rules: Sequence[NotificationRule] = (),
-                choice: MediaChoice | None = None) -> None:
-        """Record a contact: its outcome and, when rules were applied, each rule's verdict."""
+                choice: MediaChoice | None = None, verdicts: list[dict[str, Any]] | None = None) -> None:
+        """Record a contact: its outcome and, when rules were applied, each rule's verdict (`rule_entries`
+        of `rules` and `choice`, or already made: `verdicts`, never changed afterwards)."""
         entry: dict[str, Any] = {"id": contact_id, "outcome": outcome, "media": []}
         if choice is not None:
-            by_id = {r.id: r for r in rules}
-            entry["rules"] = [_rule_entry(by_id.get(rid), rid, why) for rid, why in choice.verdicts]
+            verdicts = rule_entries(rules, choice)
+        if verdicts is not None:
+            entry["rules"] = verdicts
         self.contacts.append(entry)
+        self._latest[contact_id] = entry
 
     def escalation(self, paged: Mapping[str, Paged], owed: Iterable[tuple[str, str]]) -> None:
         """Note which recorded contacts an escalation policy pages (policy, level) and the (contact, medium)
@@ -114,8 +118,7 @@ class Trace:
             entry["alert"] = alert_id
         if rollup:
             entry["rollup"] = rollup
-        contact = next(c for c in reversed(self.contacts) if c["id"] == contact_id)
-        contact["media"].append(entry)
+        self._latest[contact_id]["media"].append(entry)
         if outcome in ("alerted", "gateway_disabled"):
             self.result = "alerted"
 
@@ -151,6 +154,12 @@ def drop_outcome(found: Iterable[bool]) -> str | None:
     """The medium outcome of the drop keys that exist (in notifier drop_keys order), None when none does."""
     hits = [level for level, hit in zip(_DROP_LEVELS, found, strict=True) if hit]
     return hits[0] if hits else None
+
+
+def rule_entries(rules: Sequence[NotificationRule], choice: MediaChoice) -> list[dict[str, Any]]:
+    """A trace's entry per rule of a contact: matched or why not, and what the rule matches by."""
+    by_id = {r.id: r for r in rules}
+    return [_rule_entry(by_id.get(rid), rid, why) for rid, why in choice.verdicts]
 
 
 def _rule_entry(rule: NotificationRule | None, rule_id: str, why: str | None) -> dict[str, Any]:

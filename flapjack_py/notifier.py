@@ -20,21 +20,21 @@ from typing import Any
 
 from . import delivery
 from .config import KNOWN_MEDIA, Config
-from .decisions import Trace, drop_outcome
+from .decisions import Trace, drop_outcome, rule_entries
 from .escalation import Paged
 from .escalator import BatchEscalations
 from .notification import Notification
 from .notify_request import NotifyRequest
 from .render import SharedTexts
 from .rollup import FactsChange, RollupDecision, after_decision, current_check_facts, decide_rollup, facts_before
-from .rules import NotificationRule, select_media
+from .rules import MediaChoice, NotificationRule, RuleInputs, inputs_read, select_media
 from .store import decisions as decision_store
 from .store import rollup as rollup_store
 from .store import rules as rule_store
 from .store.client import StrRedis
 from .store.contacts import Contact, ContactDetails, Medium
-from .store.notify_data import NotifiedCheck, NotifyData, drop_keys, load_notify_data
-from .store.rollup import FAILURE_STATES, AlertingSet, CheckFacts
+from .store.notify_data import DropKeys, NotifiedCheck, NotifyData, drop_keys, interval_keys, load_notify_data
+from .store.rollup import AlertingSet, CheckFacts
 from .store.writes import WriteBuffer
 from .time_restrictions import load_zone
 
@@ -91,37 +91,35 @@ class Notifier:
             writes.notify_log.append((notification.event_id, notification.type.value, "NO CONTACTS"))
             trace.no_contacts()
             return []
-        targets = [t for d in contacts
-                   for t in self._contact_targets(d, view.rules_of(d, writes), notification, now, trace)]
+        targets = [t for d in contacts for t in self._contact_targets(view, d, writes, notification, now, trace)]
         owed = view.escalations.owed(request, contacts, targets)
         trace.escalation(paged, [(d.contact.id, m.type) for d, m in owed])
         targets += owed
         alerts = []
         texts: SharedTexts = {}  # rendered once for the alerts they are the same for
+        shared = shared_fields(notification)  # the alert fields that do not depend on the contact
         for details, medium in targets:
             cid = details.contact.id
-            held = view.held_back(cid, medium.type, notification)
+            drops = drop_keys(cid, medium.type, notification.event_id, notification.state)
+            held = view.held_back(drops)
             if held is not None:
                 trace.medium(cid, medium.type, held)
                 continue
-            alerting = view.alerting_set(cid, medium)
-            facts = view.facts_for(request, alerting)
-            decision = decide_rollup(notification, cid, medium, alerting, facts, now)
+            decision, facts = view.rollup(request, cid, medium)
             _write_rollup(writes, cid, medium, notification.event_id, decision, now)
-            view.alerting[(cid, medium.type)] = after_decision(alerting, decision, notification.event_id, now)
             if decision.skip:
                 log.info("%s: %s of contact %s in rollup, held back", notification.event_id, medium.type, cid)
                 trace.medium(cid, medium.type, "rollup")
                 continue
-            alert = build_alert(notification, details.contact, medium, decision, facts, now)
+            alert = build_alert(notification, details.contact, medium, decision, facts, now, shared)
             if cid in paged:
                 alert.update(escalation_policy=paged[cid].policy, escalation_level=paged[cid].level)
-            if self._emit(view, writes, notification, medium, alert, trace, texts):
+            if self._emit(view, writes, notification, medium, alert, trace, texts, drops):
                 alerts.append(alert)
         view.escalations.alerted(request, alerts)
         return alerts
 
-    def _contact_targets(self, details: ContactDetails, rules: Sequence[NotificationRule],
+    def _contact_targets(self, view: _BatchView, details: ContactDetails, writes: WriteBuffer,
                          notification: Notification, now: int, trace: Trace) -> list[Target]:
         """(contact, medium) pairs the rules select, in contact_media hash order (engine.md 5.2)."""
         cid = details.contact.id
@@ -129,13 +127,13 @@ class Notifier:
             log.info("%s: contact %s has no media, skipped", notification.event_id, cid)
             trace.contact(cid, "no_media")
             return []
-        zone = load_zone(details.contact.timezone, self.config.executive.default_contact_timezone)
-        choice = select_media(rules, notification.entity, notification.tags, notification.severity, now, zone)
+        choice, verdicts = view.media_choice(details, writes, notification, now,
+                                             self.config.executive.default_contact_timezone)
         if choice.blackholed:
             log.info("%s: contact %s blackholes %s, no alerts", notification.event_id, cid, notification.severity)
-            trace.contact(cid, "blackhole", rules, choice)
+            trace.contact(cid, "blackhole", verdicts=verdicts)
             return []
-        trace.contact(cid, "considered" if choice.matched_rules else "no_rule", rules, choice)
+        trace.contact(cid, "considered" if choice.matched_rules else "no_rule", verdicts=verdicts)
         targets = []
         for name, medium in details.media.items():
             if name not in choice.media:
@@ -149,7 +147,7 @@ class Notifier:
         return targets
 
     def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
-              alert: dict[str, Any], trace: Trace, texts: SharedTexts) -> bool:
+              alert: dict[str, Any], trace: Trace, texts: SharedTexts, drops: DropKeys) -> bool:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
         writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
                                   medium.address))
@@ -158,11 +156,12 @@ class Notifier:
                       alert["id"], alert["contact"], medium.type)
             trace.medium(alert["contact"], medium.type, "unknown_medium")
             return False
-        view.set_interval(writes, alert["contact"], medium, notification)
+        view.set_interval(writes, alert["contact"], medium, notification, drops)
         delivery.add_alert(writes, alert, self.config, texts)
-        log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
-                 alert["id"], alert["rollup"] or "none", alert["contact"], medium.type,
-                 extra={"check": notification.event_id, "alert_id": alert["id"], "contact": alert["contact"]})
+        if log.isEnabledFor(logging.INFO):  # a storm makes thousands: no arguments built for nothing
+            log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
+                     alert["id"], alert["rollup"] or "none", alert["contact"], medium.type,
+                     extra={"check": notification.event_id, "alert_id": alert["id"], "contact": alert["contact"]})
         outcome = "alerted" if self.config.gateway_enabled(medium.type) else "gateway_disabled"
         trace.medium(alert["contact"], medium.type, outcome, alert["id"], alert["rollup"])
         return True
@@ -178,7 +177,8 @@ class _BatchView:
         self.alerting = dict(data.alerting)
         self.drops = set(data.drops)
         self.escalations = BatchEscalations(data.escalation)
-        self._rules: dict[str, list[NotificationRule]] = {}
+        self._rules: dict[str, tuple[list[NotificationRule], RuleInputs]] = {}
+        self._choices: dict[tuple[Any, ...], tuple[MediaChoice, list[dict[str, Any]]]] = {}
         self._current: dict[int, CheckFacts] = {}  # request index -> its notified check's facts
 
     def contacts_of(self, check_id: str, paged: Mapping[str, Paged]) -> list[ContactDetails]:
@@ -186,49 +186,81 @@ class _BatchView:
         ids = dict.fromkeys([*self.data.contact_ids.get(check_id, ()), *paged])
         return [self.data.contacts[cid] for cid in ids if cid in self.data.contacts]
 
-    def rules_of(self, details: ContactDetails, writes: WriteBuffer) -> list[NotificationRule]:
-        """A contact's rules; its automatic general rule is created (into `writes`) once per batch."""
+    def rules_of(self, details: ContactDetails, writes: WriteBuffer) -> tuple[list[NotificationRule], RuleInputs]:
+        """A contact's rules and what of a notification they read; its automatic general rule is created
+        (into `writes`) once per batch."""
         cid = details.contact.id
         if cid not in self._rules:
             found = [self.data.rules[rid] for rid in details.rule_ids if rid in self.data.rules]
-            self._rules[cid] = rule_store.ensure_general_rule(self.client, cid, found, pipe=writes)
+            rules = rule_store.ensure_general_rule(self.client, cid, found, pipe=writes)
+            self._rules[cid] = (rules, inputs_read(rules))
         return self._rules[cid]
 
-    def held_back(self, contact_id: str, medium: str, notification: Notification) -> str | None:
-        """'interval' or 'dropped' when a drop key holds this medium back (engine.md 5.2 step 5), else None."""
-        found = drop_keys(contact_id, medium, notification.event_id, notification.state)
-        return drop_outcome(k in self.drops for k in found)
+    def media_choice(self, details: ContactDetails, writes: WriteBuffer, notification: Notification, now: int,
+                     default_zone: str) -> tuple[MediaChoice, list[dict[str, Any]]]:
+        """What the contact's rules choose for a notification, with the trace's rule entries: decided once per
+        batch for the parts of a notification the rules read (engine.md 5.2-5.3)."""
+        rules, reads = self.rules_of(details, writes)
+        key = (details.contact.id, notification.severity, notification.entity if reads.entity else None,
+               notification.tags if reads.tags else None, now if reads.time else None)
+        found = self._choices.get(key)
+        if found is None:
+            zone = load_zone(details.contact.timezone, default_zone)
+            choice = select_media(rules, notification.entity, notification.tags, notification.severity, now, zone)
+            found = self._choices[key] = (choice, rule_entries(rules, choice))
+        return found
 
-    def alerting_set(self, contact_id: str, medium: Medium) -> AlertingSet:
+    def held_back(self, found: DropKeys) -> str | None:
+        """'interval' or 'dropped' when a drop key holds this medium back (engine.md 5.2 step 5), else None."""
+        hits = [k in self.drops for k in found]
+        return drop_outcome(hits) if True in hits else None
+
+    def rollup(self, request: NotifyRequest, contact_id: str,
+               medium: Medium) -> tuple[RollupDecision, Mapping[str, CheckFacts]]:
+        """Rollup's decision for one contact medium (engine.md 5.4) and the facts it read; a medium with a
+        rollup threshold has its alerting set follow the decision (no decision reads the others' sets)."""
+        notification, now = request.notification, request.now
         if medium.effective_rollup_threshold is None:
-            return _NOT_READ
-        return self.alerting.get((contact_id, medium.type), _NOT_READ)
+            facts = {notification.event_id: self._current_facts(request)}
+            return decide_rollup(notification, contact_id, medium, _NOT_READ, facts, now), facts
+        alerting = self.alerting.get((contact_id, medium.type), _NOT_READ)
+        facts = self.facts_for(request, alerting)
+        decision = decide_rollup(notification, contact_id, medium, alerting, facts, now)
+        self.alerting[(contact_id, medium.type)] = after_decision(alerting, decision, notification.event_id, now)
+        return decision, facts
 
     def facts_for(self, request: NotifyRequest, alerting: AlertingSet) -> dict[str, CheckFacts]:
         """Facts of the set's members and of the notified check, as the batch's earlier events left them."""
         notified = request.notification.event_id
         facts = {m: self._facts(m, request.index) for m in alerting.members if m != notified}
-        current = self._current.get(request.index)  # the same for each of the notification's alerts
+        facts[notified] = self._current_facts(request)
+        return facts
+
+    def _current_facts(self, request: NotifyRequest) -> CheckFacts:
+        """The notified check's facts once its event's writes apply (the same for each of its alerts)."""
+        current = self._current.get(request.index)
         if current is None:
+            notified = request.notification.event_id
             current = self._current[request.index] = current_check_facts(
                 request.notification, self._facts(notified, request.index), request.now)
-        facts[notified] = current
-        return facts
+        return current
 
     def _facts(self, check_id: str, index: int) -> CheckFacts:
         stored = self.data.facts.get(check_id) or CheckFacts(check_id=check_id)
         return facts_before(stored, self.changes.get(check_id, ()), index)
 
-    def set_interval(self, writes: WriteBuffer, contact_id: str, medium: Medium, notification: Notification) -> None:
-        """Reset (recovery, ack) or set the per-state interval key (engine.md 5.5 step 4), here and in Redis."""
+    def set_interval(self, writes: WriteBuffer, contact_id: str, medium: Medium, notification: Notification,
+                     drops: DropKeys) -> None:
+        """Reset (recovery, ack) or set the per-state interval key (engine.md 5.5 step 4), here and in Redis;
+        `drops` are the medium's drop_keys for the notification."""
         event_id = notification.event_id
         if notification.state in ("ok", "acknowledgement"):
             rollup_store.clear_interval_drops(writes, contact_id, medium.type, event_id)
-            self.drops -= {drop_keys(contact_id, medium.type, event_id, s)[3] for s in FAILURE_STATES}
+            self.drops.difference_update(interval_keys(contact_id, medium.type, event_id))
         else:
             rollup_store.set_interval_drop(writes, contact_id, medium.type, event_id, notification.state,
                                            medium.effective_interval)
-            self.drops.add(drop_keys(contact_id, medium.type, event_id, notification.state)[3])
+            self.drops.add(drops[3])
 
 
 def _write_rollup(writes: WriteBuffer, contact_id: str, medium: Medium, event_id: str,
@@ -245,21 +277,29 @@ def _write_rollup(writes: WriteBuffer, contact_id: str, medium: Medium, event_id
 # --- alerts (engine.md 5.5) -----------------------------------------------
 
 
+def shared_fields(notification: Notification) -> dict[str, Any]:
+    """The alert payload fields all alerts of a notification have alike, after the contact's (payload order)."""
+    return {"event_id": notification.event_id, "event_hash": notification.event_hash,
+            "summary": notification.summary, "details": notification.details, "time": notification.time,
+            "duration": notification.duration, "last_state": notification.last_state,
+            "last_summary": notification.last_summary, "state_duration": notification.state_duration,
+            "tags": sorted(notification.tags), "notification_type": notification.type.value,
+            "event_count": notification.count}
+
+
 def build_alert(notification: Notification, contact: Contact, medium: Medium, decision: RollupDecision,
-                facts: Mapping[str, CheckFacts], now: int) -> dict[str, Any]:
-    """The alert payload (contract.md 6 + engine.md 5.5), without subject/body. Pure."""
+                facts: Mapping[str, CheckFacts], now: int, shared: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The alert payload (contract.md 6 + engine.md 5.5), without subject/body. Pure.
+
+    `shared`: the notification's shared_fields, when the caller made them once for all its alerts.
+    """
+    common = shared_fields(notification) if shared is None else shared
     alert: dict[str, Any] = {
         "id": uuid.uuid4().hex, "timestamp": now, "contact": contact.id, "media": medium.type,
-        "address": medium.address, "check": notification.event_id, "type": notification.type.value,
+        "address": medium.address, "check": notification.event_id, "type": common["notification_type"],
         "rollup": decision.rollup, "state": notification.state,
         "contact_id": contact.id, "contact_first_name": contact.first_name or "",
-        "contact_last_name": contact.last_name or "",
-        "event_id": notification.event_id, "event_hash": notification.event_hash,
-        "summary": notification.summary, "details": notification.details, "time": notification.time,
-        "duration": notification.duration, "last_state": notification.last_state,
-        "last_summary": notification.last_summary, "state_duration": notification.state_duration,
-        "tags": sorted(notification.tags), "notification_type": notification.type.value,
-        "event_count": notification.count,
+        "contact_last_name": contact.last_name or "", **common, "tags": list(common["tags"]),
     }
     if decision.rollup:
         alert["rollup_alerts"] = {m: _rollup_entry(facts[m], now) for m in decision.members}

@@ -46,11 +46,13 @@ class Notifying(Protocol):
 
 def write_notify_log(config: Config, *fields: str) -> None:
     """Write one notify-log line (`E:C | TYPE | CID | MEDIUM | ADDRESS`) to the log and the configured file."""
+    path = config.executive.notification_log_file
+    if not path and not log.isEnabledFor(logging.INFO):  # a storm writes thousands: none formatted for nothing
+        return
     if len(fields) == 5:  # E:C, TYPE, CID, MEDIUM, ADDRESS: a PagerDuty address is its routing key
         fields = (*fields[:4], mask_address(fields[3], fields[4]))
     line = NOTIFY_LOG_SEPARATOR.join(str(f) for f in fields)
     log.info("notify: %s", line)
-    path = config.executive.notification_log_file
     if not path:
         return
     try:

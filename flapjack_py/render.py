@@ -15,6 +15,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import jinja2.meta
@@ -32,7 +33,8 @@ SNS_SUBJECT_MAX = 100
 ROLLUP_STATES = ("critical", "warning", "unknown")
 _DUR_UNITS = (("mo", MONTH), ("day", 86400), ("hr", 3600), ("min", 60))
 PER_CONTACT_FIELDS = {"id": (), "contact": (), "contact_id": (), "address": (), "contact_last_name": (),
-                      "contact_first_name": ("first_name",), "status": (), "error": ()}
+                      "contact_first_name": ("first_name",), "status": (), "error": (), "escalation_policy": (),
+                      "escalation_level": ()}
 """Alert fields that differ between the alerts of one notification besides the medium and the rollup
 decision, with the template variables computed from them (alert_context)."""
 ROLLUP_FIELDS = ("rollup", "rollup_alerts", "rollup_threshold")
@@ -40,6 +42,17 @@ ROLLUP_FIELDS = ("rollup", "rollup_alerts", "rollup_threshold")
 
 SharedTexts = dict[tuple[Any, ...], Any]
 """The texts (and template variables) rendered for the alerts of one notification so far (render_alert)."""
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One template an alert's text is rendered from, and what of the alert it reads."""
+
+    medium: str  # the template's medium directory (the body's own, `email` for a subject)
+    name: str
+    fields: tuple[str, ...]  # the per-contact fields it reads, directly or through a variable
+    read: frozenset[str] | None  # the variables it reads; None when unknown (it includes another template)
+    truncate: bool  # an SNS subject
 
 
 def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts | None = None) -> tuple[str, str]:
@@ -51,50 +64,91 @@ def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts |
     `shared`: the caller's dict of what was rendered for the alerts of one notification. A template whose
     medium, rollup decision and the per-contact fields it reads equal an earlier alert's gives its text
     without rendering (a storm: one sms text and one email subject per notification, not one per
-    contact), and the template variables are computed once per notification, then the per-contact
-    fields (PER_CONTACT_FIELDS) set for each alert.
+    contact), and the template variables are computed once per notification and rollup decision, then
+    the medium and the per-contact fields (PER_CONTACT_FIELDS) set for each alert.
     """
     medium = str(alert.get("media", ""))
     kind = "rollup" if alert.get("rollup") else "alert"
-    settings = config.gateway(medium)
-    override = override_key(settings.get("templates"))
     shared = {} if shared is None else shared
+    found = shared.get((None, medium, kind))  # a text's key starts with its medium, never None
+    if found is None:
+        settings = config.gateway(medium)
+        found = shared[(None, medium, kind)] = (settings, _parts(medium, kind, override_key(settings.get("templates"))))
+    settings, parts = found
     rollup = json.dumps([alert.get(f) for f in ROLLUP_FIELDS], sort_keys=True, default=str) if kind == "rollup" else ""
     texts = []
-    for template_medium, name in _template_names(medium, kind):
-        key = (medium, name, rollup, *(repr(alert.get(f)) for f in _fields_read(template_medium, name, override)))
+    for part in parts:
+        key = (medium, part.name, rollup, *[repr(alert.get(f)) for f in part.fields])
         text = shared.get(key)
         if text is None:
-            context = _shared_context(alert, (medium, rollup), settings, shared)
-            text = _render(template_medium, name, context, settings)
-            if medium == "sns" and name != f"{kind}.text":
-                text = truncate(text, SNS_SUBJECT_MAX)
-            shared[key] = text
+            text = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared)
         texts.append(text)
     return (texts[1] if len(texts) > 1 else ""), texts[0]
 
 
-def _template_names(medium: str, kind: str) -> list[tuple[str, str]]:
-    """(template medium, name) of an alert's body, then of its subject when its medium has one."""
-    return [(medium, f"{kind}.text")] + ([("email", f"{kind}_subject.text")] if medium in SUBJECT_MEDIA else [])
+@functools.lru_cache(maxsize=256)
+def _parts(medium: str, kind: str, override: tuple[str, ...] | str | None) -> tuple[_Part, ...]:
+    """The templates of an alert's body, then of its subject when its medium has one."""
+    names = [(medium, f"{kind}.text")] + ([("email", f"{kind}_subject.text")] if medium in SUBJECT_MEDIA else [])
+    return tuple(_Part(m, name, _fields_read(m, name, override), _variables(m, name, override),
+                       medium == "sns" and name != f"{kind}.text") for m, name in names)
+
+
+def _render_part(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
+                 shared: SharedTexts) -> str:
+    """Render one of an alert's templates with the variables it reads (all when not known)."""
+    if part.read is None:
+        context = _shared_context(alert, key, settings, shared)
+    else:
+        context = _read_context(alert, part, key, settings, shared)
+    text = _render(part.medium, part.name, context, settings)
+    return truncate(text, SNS_SUBJECT_MAX) if part.truncate else text
+
+
+def _read_context(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
+                  shared: SharedTexts) -> dict[str, Any]:
+    """The variables `part` reads of alert_context(alert, settings): those an earlier alert of the notification
+    (same medium and rollup decision) had, with this alert's per-contact fields."""
+    assert part.read is not None
+    base: dict[str, Any] | None = shared.get((None, *key, part.name))
+    if base is None:
+        full = _shared_context(alert, key, settings, shared)
+        base = shared[(None, *key, part.name)] = {k: full[k] for k in part.read if k in full}
+        return base
+    if not part.fields:
+        return base
+    context = dict(base)
+    _set_per_contact(context, alert, part.read)
+    return context
 
 
 def _shared_context(alert: Mapping[str, Any], key: tuple[str, str], settings: Mapping[str, Any],
                     shared: SharedTexts) -> dict[str, Any]:
-    """alert_context(alert, settings), from the one of an earlier alert of the notification (same medium and
-    rollup decision) with this alert's per-contact fields."""
-    base = shared.get((None, *key))  # a text's key starts with its medium, never None
+    """alert_context(alert, settings), from the one of an earlier alert of the notification (same rollup
+    decision) with this alert's medium, its gateway's alias and its per-contact fields."""
+    base = shared.get((None, key[1]))
     if base is None:
-        context = shared[(None, *key)] = alert_context(alert, settings)
+        context = shared[(None, key[1])] = alert_context(alert, settings)
         return context
     context = dict(base)
-    for name in PER_CONTACT_FIELDS:
+    context["alias"] = settings.get("alias") or "flapjack"
+    _set_per_contact(context, alert)
+    return context
+
+
+def _set_per_contact(context: dict[str, Any], alert: Mapping[str, Any], read: frozenset[str] | None = None) -> None:
+    """Set in `context` the alert's medium and per-contact fields, and the variables computed from them
+    (only those in `read`, unless None)."""
+    for name in ("media", *PER_CONTACT_FIELDS):
+        if read is not None and name not in read:
+            continue
         if name in alert:
             context[name] = alert[name]
         else:
             context.pop(name, None)
-    context.update(_per_contact_variables(alert))
-    return context
+    for name, value in _per_contact_variables(alert).items():
+        if read is None or name in read:
+            context[name] = value
 
 
 @functools.lru_cache(maxsize=256)

@@ -86,6 +86,15 @@ class MediaChoice:
     """(rule id, None when it applies, else why not: a MISMATCH_REASONS key), in rule order."""
 
 
+@dataclass(frozen=True)
+class RuleInputs:
+    """Which parts of a notification a contact's rules read besides its severity (`inputs_read`)."""
+
+    entity: bool
+    tags: bool
+    time: bool
+
+
 MISMATCH_REASONS = {
     "entities": "entity not in the rule's entities",
     "regex_entities": "entity does not match the rule's regex_entities",
@@ -236,6 +245,14 @@ def select_media(rules: Sequence[NotificationRule], entity: str, tags: Iterable[
     for rule in matching:
         media += [m for m in rule.media_for(severity) if m not in media]
     return MediaChoice(media=tuple(media), matched_rules=ids, verdicts=found)
+
+
+def inputs_read(rules: Sequence[NotificationRule]) -> RuleInputs:
+    """What `select_media` reads of a notification for these rules, besides its severity: its entity, its tags,
+    the time. Two notifications alike in what is read get the same MediaChoice."""
+    return RuleInputs(entity=any(r.entities or r.regex_entities for r in rules),
+                      tags=any(r.tags or r.regex_tags for r in rules),
+                      time=any(r.time_restrictions for r in rules))
 
 
 def _criteria_mismatch(rule: NotificationRule, entity: str, tags: set[str]) -> str | None:

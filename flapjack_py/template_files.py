@@ -44,6 +44,8 @@ def check_templates(templates: str | Mapping[str, str]) -> None:
 
 def override_key(templates: Any) -> tuple[str, ...] | str | None:
     """A hashable form of the `templates` setting (directory, or sorted name=path pairs)."""
+    if templates is None:  # the usual case, decided without an isinstance check against an ABC
+        return None
     if isinstance(templates, Mapping):
         return tuple(sorted(f"{k}={v}" for k, v in templates.items()))
     return str(templates) if templates else None

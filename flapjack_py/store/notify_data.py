@@ -15,7 +15,10 @@ from ..rules import NotificationRule, rule_from_hash
 from .client import StrRedis
 from .contacts import ContactDetails, load_contact_details
 from .escalation import EscalationData, load_batch
-from .rollup import AlertingSet, CheckFacts, load_check_facts
+from .rollup import FAILURE_STATES, AlertingSet, CheckFacts, load_check_facts
+
+DropKeys = tuple[str, str, str, str]
+"""The drop_alerts_for_contact keys of a contact, medium, check and state (drop_keys)."""
 
 MGET_CHUNK = 5000
 """Drop keys per MGET (keeps each command's reply small enough not to stall Redis)."""
@@ -50,11 +53,16 @@ class NotifyData:
     escalation: EscalationData = field(default_factory=EscalationData)
 
 
-def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> tuple[str, str, str, str]:
+def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> DropKeys:
     """The four drop_alerts_for_contact keys that hold back a medium (engine.md 5.2 step 5)."""
     return (keys.drop_alerts_for_contact(contact_id), keys.drop_alerts_for_contact(contact_id, medium),
             keys.drop_alerts_for_contact(contact_id, medium, check_id),
             keys.drop_alerts_for_contact(contact_id, medium, check_id, state))
+
+
+def interval_keys(contact_id: str, medium: str, check_id: str) -> tuple[str, ...]:
+    """The per-state interval keys of a check on a contact medium that a recovery or acknowledgement resets."""
+    return tuple(keys.drop_alerts_for_contact(contact_id, medium, check_id, s) for s in FAILURE_STATES)
 
 
 def load_notify_data(client: StrRedis, checks: Sequence[NotifiedCheck],

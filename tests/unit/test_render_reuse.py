@@ -72,8 +72,31 @@ def test_overrides_reading_every_per_contact_field_are_rendered_per_alert(render
     shared: dict = {}
     texts = [render.render_alert(for_contact(ALERT, n, status="queued"), config, shared) for n in range(3)]
     assert texts == [render.render_alert(for_contact(ALERT, n, status="queued"), config) for n in range(3)]
-    assert texts[2] == ("a2@x: down", "Name2 2 c2 c2 a2@x Last2 Name2 queued ")
+    assert texts[2] == ("a2@x: down", "Name2 2 c2 c2 a2@x Last2 Name2 queued   ")  # no error, no escalation
     assert len(renders) == 6 + 6
+
+
+def test_each_alert_names_the_escalation_level_that_paged_its_contact(tmp_path: Path) -> None:
+    """Escalation fields are set per contact (only paged contacts have them): never shared between alerts."""
+    (tmp_path / "alert.text").write_text("{{ summary }} level {{ escalation_level }} of {{ escalation_policy }}")
+    config = load_config({"gateways": {"sms": {"templates": str(tmp_path)}}})
+    shared: dict = {}
+    alerts = [for_contact(dict(ALERT, media="sms"), 0, escalation_policy="p1", escalation_level=2),
+              for_contact(dict(ALERT, media="sms"), 1)]
+    texts = [render.render_alert(alert, config, shared)[1] for alert in alerts]
+    assert texts == ["down level 2 of p1", "down level  of"]
+
+
+def test_a_later_medium_gets_its_own_medium_and_alias(tmp_path: Path) -> None:
+    """The template variables are computed once per notification: the medium and its gateway's alias are each alert's."""
+    for name in ("alert.text", "alert_subject.text"):
+        (tmp_path / name).write_text("{{ media }} {{ alias }} {{ summary }}")
+    config = load_config({"gateways": {"email": {"templates": str(tmp_path)},
+                                       "jabber": {"templates": str(tmp_path), "alias": "bot"}}})
+    shared: dict = {}
+    texts = [render.render_alert(for_contact(dict(ALERT, media=m), 0), config, shared) for m in ("email", "jabber")]
+    assert texts == [("email flapjack down", "email flapjack down"), ("", "jabber bot down")]
+    assert texts == [render.render_alert(for_contact(dict(ALERT, media=m), 0), config) for m in ("email", "jabber")]
 
 
 def test_a_rollup_decision_gets_its_own_text(renders: list[str]) -> None:
