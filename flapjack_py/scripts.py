@@ -55,50 +55,61 @@ TAKE_EVENTS = _CLAIM_KEY + """
 -- KEYS[7] executives_taking, KEYS[8..] hand-off lists of the executives named in ARGV[3..]
 -- ARGV[1] this executive's id, ARGV[2] the most events to take, ARGV[3..] ids of other executives
 -- Takes up to ARGV[2] events, oldest first: first from the hand-off list (events of checks this
--- executive holds, handed over by others), then from the right of the queue (at most ARGV[2]
--- events popped from it, taken or handed over). A queued event whose
+-- executive holds, handed over by others), then from the right of the queue (one RPOP of what is
+-- left of ARGV[2], taken or handed over; the owners of their checks read with one HMGET). A queued event whose
 -- check another executive holds goes onto that executive's hand-off list instead (so one check's
 -- events are applied in queue order by one executive at a time); an unclaimed check is claimed.
 -- Taken events go onto the in-flight list and reserve their event counters (HINCRBY all); the taker is
 -- added to executives_taking (recovery looks there for in-flight lists).
--- If an owner is not among ARGV[3..], its event stays at the head of the queue and taking stops.
+-- If an owner is not among ARGV[3..], its event and those popped after it go back to the head of the
+-- queue, in order, and taking stops.
 -- Returns {counter before the first taken event, unknown owner or false, events handed over,
 --          raw, claim key or '', raw, claim key or '', ...}.
 local me, most = ARGV[1], tonumber(ARGV[2])
 local handoff = {}
 for i = 3, #ARGV do handoff[ARGV[i]] = KEYS[i + 5] end
-local out, taken, claimed, owners, unknown = {0, false, 0}, {}, {}, {}, false
+local out, taken, claimed, owners, handed, unknown = {0, false, 0}, {}, {}, {}, {}, false
 local function keep(raw, key)
   taken[#taken + 1] = raw
   out[#out + 1] = raw
   out[#out + 1] = key or ''
 end
-local function owner_of(key)
-  if owners[key] == nil then owners[key] = redis.call('HGET', KEYS[4], key) or false end
-  return owners[key]
+local function each_chunk(command, key, values)
+  for i = 1, #values, 1000 do
+    local found = redis.call(command, key, unpack(values, i, math.min(i + 999, #values)))
+    if command == 'HMGET' then
+      for j, owner in ipairs(found) do owners[values[i + j - 1]] = owner end
+    end
+  end
 end
-local function push_all(command, key, values)
-  for i = 1, #values, 1000 do redis.call(command, key, unpack(values, i, math.min(i + 999, #values))) end
+local function pop(key, count)  -- up to count events from the right of a list, oldest first
+  if count < 1 then return {} end
+  return redis.call('RPOP', key, count) or {}
 end
-while #taken < most do
-  local raw = redis.call('RPOP', KEYS[3])
-  if not raw then break end
-  keep(raw, claim_key(raw))
+for _, raw in ipairs(pop(KEYS[3], most)) do keep(raw, claim_key(raw)) end
+local popped = pop(KEYS[1], most - #taken)  -- at most ARGV[2] moved per call: never the whole queue to others
+local claim_keys, asked, seen = {}, {}, {}
+for i, raw in ipairs(popped) do
+  claim_keys[i] = claim_key(raw)
+  if claim_keys[i] and not seen[claim_keys[i]] then
+    seen[claim_keys[i]] = true
+    asked[#asked + 1] = claim_keys[i]
+  end
 end
-local popped = 0
-while #taken < most and popped < most do  -- at most ARGV[2] moved per call: never the whole queue to others
-  local raw = redis.call('RPOP', KEYS[1])
-  if not raw then break end
-  popped = popped + 1
-  local key = claim_key(raw)
-  local owner = key and owner_of(key)
+each_chunk('HMGET', KEYS[4], asked)
+for i, raw in ipairs(popped) do
+  local key = claim_keys[i]
+  local owner = key and owners[key]
   if owner and owner ~= me then
-    if not handoff[owner] then
-      redis.call('RPUSH', KEYS[1], raw)
+    if not handoff[owner] then  -- this event and those after it go back to the head of the queue, in order
+      local back = {}
+      for j = #popped, i, -1 do back[#back + 1] = popped[j] end
+      each_chunk('RPUSH', KEYS[1], back)
       unknown = owner
       break
     end
-    redis.call('LPUSH', handoff[owner], raw)
+    handed[owner] = handed[owner] or {}
+    table.insert(handed[owner], raw)
     out[3] = out[3] + 1
   else
     if key and not owner then
@@ -110,9 +121,10 @@ while #taken < most and popped < most do  -- at most ARGV[2] moved per call: nev
   end
 end
 out[2] = unknown
-push_all('HSET', KEYS[4], claimed)
+for owner, raws in pairs(handed) do each_chunk('LPUSH', handoff[owner], raws) end
+each_chunk('HSET', KEYS[4], claimed)
 if #taken > 0 then
-  push_all('LPUSH', KEYS[2], taken)
+  each_chunk('LPUSH', KEYS[2], taken)
   redis.call('SADD', KEYS[7], me)
   local all = redis.call('HINCRBY', KEYS[5], 'all', #taken)
   local first = math.max(all - #taken, tonumber(redis.call('GET', KEYS[6])) or 0)

@@ -111,6 +111,19 @@ def test_an_executive_takes_nothing_past_an_unknown_holder_until_it_knows_it(rea
     assert real_r.llen(keys.events_handoff(a.id)) == 1
 
 
+def test_events_popped_after_an_unknown_holders_event_go_back_in_queue_order(real_r: redis.Redis) -> None:
+    a, b = queue(real_r, 1), queue(real_r, 2)
+    real_r.lpush("events", ev("x"))
+    a.take(10)
+    real_r.lpush("events", ev("y", state="critical"), ev("x"), ev("y"), ev("z"))  # one RPOP takes them all
+    taken = b._take_once(10)
+    assert [json.loads(r)["check"] for r in taken.raws] == ["y"] and taken.unknown_owner == a.id
+    assert [json.loads(r)["check"] for r in reversed(real_r.lrange("events", 0, -1))] == ["x", "y", "z"]
+    taken = b.take(10)
+    assert [(json.loads(r)["check"], json.loads(r)["state"]) for r in taken.raws] == [("y", "ok"), ("z", "ok")]
+    assert [json.loads(r)["check"] for r in real_r.lrange(keys.events_handoff(a.id), 0, -1)] == ["x"]
+
+
 def test_a_commit_releases_its_claims_unless_more_events_of_the_check_wait(real_r: redis.Redis) -> None:
     a, b = queue(real_r, 1), queue(real_r, 2)
     b.peers.add(a.id)
