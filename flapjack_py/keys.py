@@ -624,12 +624,17 @@ _FAMILY_PREFIXES = (("alert:", "alert_records"), ("alerts", "alert_indexes"), ("
 
 
 def key_family(name: str) -> str:
-    """The family of a key for memory reports: state_history, alert_records, rq_jobs, checks, ... or other."""
+    """The family of a key for memory reports: state_history, alert_records, rq_jobs, checks, ... or other
+    (`notifications`: the last_<kind>_notification facts; `notification_times`: the <kind>_notifications logs)."""
     if name.endswith((":states", ":sorted_state_timestamps")):
         return "state_history"
     if name.endswith(_HISTORY_SUFFIXES) and name.rsplit(":", 2)[-2].isdigit():
         return "state_history"
-    if name.endswith("_notification") or name.endswith("_notifications"):
+    if name.startswith("drop_"):  # interval keys end with the state: drop_alerts_for_contact:...:test_notifications
+        return "intervals"
+    if name.endswith("_notifications"):
+        return "notification_times"
+    if name.endswith("_notification"):
         return "notifications"
     if name.endswith(":decisions"):
         return "decisions"

@@ -286,3 +286,50 @@ redis.call('LPUSH', KEYS[1], ARGV[1] .. ' ' .. events .. ' ' .. redis.call('LLEN
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[3]) - 1)
 return 1
 """
+
+PURGE_CHECK_LOGS = """
+-- KEYS[1] E:C:decisions (JSON traces, newest first), KEYS[2] E:C:actions (hash: unix time -> action),
+--   KEYS[3..] E:C:<kind>_notifications (unix times, oldest first)
+-- ARGV[1] cut-off (unix time)
+-- Deletes every entry at or before the cut-off: the oldest traces (by their `at`), the action fields,
+-- the oldest notification times. The lists are in time order, so the boundary is found by binary search
+-- and cut with one LTRIM (a year of notifications costs ~17 LINDEX, not a pop per entry); an entry
+-- without a readable time counts as old. Returns the number of entries deleted.
+local cutoff = tonumber(ARGV[1])
+local function trace_time(raw)
+  local ok, entry = pcall(cjson.decode, raw)
+  if ok and type(entry) == 'table' then return tonumber(entry.at) end
+  return nil
+end
+local function old(value, read)
+  local t = read(value)
+  return t == nil or t <= cutoff
+end
+-- how many entries, counted from the old end (`step` -1: the tail), are at or before the cut-off
+local function old_count(key, step, read)
+  local lo, hi = 0, redis.call('LLEN', key)
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local index = mid
+    if step < 0 then index = -1 - mid end
+    if old(redis.call('LINDEX', key, index), read) then lo = mid + 1 else hi = mid end
+  end
+  return lo
+end
+local gone = old_count(KEYS[1], -1, trace_time)
+if gone > 0 then redis.call('LTRIM', KEYS[1], 0, -1 - gone) end
+local fields = {}
+for _, field in ipairs(redis.call('HKEYS', KEYS[2])) do
+  if old(field, tonumber) then fields[#fields + 1] = field end
+end
+for first = 1, #fields, 1000 do
+  redis.call('HDEL', KEYS[2], unpack(fields, first, math.min(first + 999, #fields)))
+end
+gone = gone + #fields
+for k = 3, #KEYS do
+  local n = old_count(KEYS[k], 1, tonumber)
+  if n > 0 then redis.call('LTRIM', KEYS[k], n, -1) end
+  gone = gone + n
+end
+return gone
+"""

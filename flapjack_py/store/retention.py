@@ -8,33 +8,62 @@ import logging
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from .. import keys
+from .. import keys, scripts
+from ..events import FAILURE_STATES
+from ..notification import NotificationType
 from .alerts import trim_alert_indexes
-from .client import StrRedis
+from .client import StrRedis, registered_script
+from .maintenance import SCHEDULED, UNSCHEDULED
+from .writes import Writes
 
 log = logging.getLogger(__name__)
 
 CHUNK = 1000  # alerts per round trip
 
+LOGGED_KINDS = (*(kind.value for kind in NotificationType), *FAILURE_STATES)
+"""Every `kind` of `E:C:<kind>_notifications`: a notification's type and, for a failure, its state."""
 
 
 def purge_check_history(client: StrRedis, entity: str, check: str, cutoff: int) -> int:
-    """Delete the state records of one check at or before `cutoff`; return how many went.
+    """Delete the state records of one check at or before `cutoff`, and the rest of its history up to then;
+    return how many state records went.
 
     Removes the per-timestamp state/summary/details/count/check_latency keys, the
-    sorted_state_timestamps members and the same timestamps from the `states` list.
+    sorted_state_timestamps members and the same timestamps from the `states` list; the maintenance
+    windows (scheduled and unscheduled) that ended by the cut-off; and, in one script, the check's decision
+    traces, action entries and `<kind>_notifications` times up to the cut-off (each grows with every
+    notification or ack; the `last_<kind>_notification` facts stay).
     """
-    stamps = list(client.zrangebyscore(keys.sorted_state_timestamps(entity, check), "-inf", cutoff))
-    if not stamps:
-        return 0
+    read = client.pipeline(transaction=False)
+    read.zrangebyscore(keys.sorted_state_timestamps(entity, check), "-inf", cutoff)
+    for kind in (SCHEDULED, UNSCHEDULED):
+        read.zrange(keys.maintenances(entity, check, kind), 0, -1, withscores=True)
+    stamps, *windows = read.execute()
     with client.pipeline() as pipe:
         for ts in stamps:
             pipe.delete(*_record_keys(entity, check, ts))
             pipe.lrem(keys.check_states(entity, check), 0, ts)
-        pipe.zremrangebyscore(keys.sorted_state_timestamps(entity, check), "-inf", cutoff)
-        pipe.execute()
-    log.info("%s:%s: purged %d historical states", entity, check, len(stamps))
+        if stamps:
+            pipe.zremrangebyscore(keys.sorted_state_timestamps(entity, check), "-inf", cutoff)
+        ended = sum(_drop_ended(pipe, entity, check, kind, found, cutoff)
+                    for kind, found in zip((SCHEDULED, UNSCHEDULED), windows, strict=True))
+        registered_script(client, scripts.PURGE_CHECK_LOGS)(keys=_log_keys(entity, check), args=[cutoff], client=pipe)
+        logs = pipe.execute()[-1]
+    if stamps or ended or logs:
+        log.info("%s:%s: purged %d historical states, %d maintenance windows and %d log entries", entity, check,
+                 len(stamps), ended, logs)
     return len(stamps)
+
+
+def _drop_ended(pipe: Writes, entity: str, check: str, kind: str, windows: list[tuple[str, float]],
+                cutoff: int) -> int:
+    """Queue the deletion of the `kind` windows (start, duration) that ended at or before `cutoff`."""
+    starts = [start for start, duration in windows if int(start) + int(duration) <= cutoff]
+    if starts:
+        pipe.zrem(keys.maintenances(entity, check, kind), *starts)
+        pipe.zrem(keys.sorted_maintenance_timestamps(entity, check, kind), *starts)
+        pipe.delete(*(keys.maintenance_summary(entity, check, kind, start) for start in starts))
+    return len(starts)
 
 
 def purge_all(client: StrRedis, check_ids: list[str], cutoff: int) -> list[int]:
@@ -47,6 +76,12 @@ def _record_keys(entity: str, check: str, ts: str) -> list[str]:
     return [keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts),
             keys.check_details_at(entity, check, ts), keys.check_count_at(entity, check, ts),
             keys.check_latency_at(entity, check, ts)]
+
+
+def _log_keys(entity: str, check: str) -> list[str]:
+    """The keys of PURGE_CHECK_LOGS: decision traces, actions, then one notification-times list per kind."""
+    return [keys.check_decisions(entity, check), keys.check_actions(entity, check),
+            *(keys.notifications(entity, check, kind) for kind in LOGGED_KINDS)]
 
 
 def purge_alerts(client: StrRedis, cutoff: int) -> tuple[int, int]:

@@ -1,4 +1,6 @@
-"""`flapjack purge check_history`: delete state records older than a number of days (engine.md 8, deviation D14);
+"""`flapjack purge check_history`: delete state records older than a number of days (engine.md 8, deviation D14),
+and the rest of each check's history up to then (ended maintenance windows, decision traces, actions,
+notification times);
 `flapjack purge alerts`: delete alert records and their undelivered rq jobs older than a number of days."""
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ def purge() -> None:
               help="Only the check with this id [default: every check in all_checks].")
 @click.pass_obj
 def check_history(config: Config, days: int, check_id: str | None) -> None:
-    """Purge check state history older than --days."""
+    """Purge check state history older than --days (with ended maintenance windows, decision traces, actions
+    and notification times)."""
     if check_id is not None and ":" not in check_id:
         raise click.BadParameter("expected ENTITY:CHECK", param_hint="'-c' / '--check'")
     cutoff = int(time.time()) - days * DAY
