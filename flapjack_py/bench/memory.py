@@ -41,6 +41,7 @@ class Pass:
     families_before: Counter[str]
     families_after: Counter[str]
     obs: Observation
+    state_records: int = 0  # state records (check, second) the pass added
 
     def grown(self, *families: str) -> int:
         """Bytes the given key families grew by."""
@@ -55,6 +56,7 @@ class MemoryResult:
     state_changes: int
     after_purge: int
     families_after_purge: Counter[str]
+    parts: dict[str, dict[str, int]]  # INFO memory's dataset/overhead/scripts/buffers: "before", "after", "after_purge"
     ok: Pass
     name: str = "memory"
     section: str = "memory"
@@ -69,43 +71,53 @@ class MemoryResult:
         fail, alerts = self.failing, max(self.failing.obs.alerts, 1)
         return {"mix": "failing_10pct", "events": fail.events, "used_memory_before": fail.before,
                 "used_memory_after": fail.after, "bytes_per_event": (fail.after - fail.before) / fail.events,
-                "bytes_per_state_change": fail.grown("state_history") / max(self.state_changes, 1),
+                "bytes_per_state_change": fail.grown("state_history") / max(fail.state_records, 1),
                 "bytes_per_alert_record": fail.grown("alert_records", "alert_indexes") / alerts,
                 "rq_pending_bytes": fail.families_after["rq_jobs"], "after_purge_bytes": self.after_purge,
                 "ok_mix_bytes_per_event": (self.ok.after - self.ok.before) / self.ok.events}
 
     def raw(self) -> dict[str, Any]:
         return {"failing": _pass_raw(self.failing), "ok": _pass_raw(self.ok), "state_changes": self.state_changes,
-                "families_after_purge": dict(self.families_after_purge)}
+                "state_records": self.failing.state_records,
+                "families_after_purge": dict(self.families_after_purge), "memory_parts": self.parts}
 
 
 def run_memory(ctx: Context) -> MemoryResult:
     """failing_10pct for --events (100,000; 20,000 quick), purge, then an ok pass of the same length."""
     events = ctx.options.memory_events
-    flapping = population_for(STEADY_CHECKS, True)
-    failing = _pass(ctx, flapping, events, True)
+    flapping, parts = population_for(STEADY_CHECKS, True), dict[str, dict[str, int]]()
+    failing = _pass(ctx, flapping, events, True, parts)
     _purge(ctx)
     after_purge = bench_store.server_stats(ctx.target.client).used_memory
+    parts["after_purge"] = bench_store.memory_parts(ctx.target.client)
     families = bench_store.memory_by_family(ctx.target.client)
     ok = _pass(ctx, population_for(STEADY_CHECKS, False), events, False, by_family=False)
-    return MemoryResult(failing, flapping.flapping_events(events), after_purge, families, ok)
+    return MemoryResult(failing, flapping.flapping_events(events), after_purge, families, parts, ok)
 
 
-def _pass(ctx: Context, pop: Population, events: int, contacts: bool, by_family: bool = True) -> Pass:
-    """One pass; `by_family`: also MEMORY USAGE of every key before and after (the ok pass needs only totals)."""
+def _pass(ctx: Context, pop: Population, events: int, contacts: bool, parts: dict[str, dict[str, int]] | None = None,
+          by_family: bool = True) -> Pass:
+    """One pass; `by_family`: also MEMORY USAGE of every key before and after (the ok pass needs only totals);
+    `parts`: filled with INFO memory's parts before and after."""
     client = ctx.target.client
     prepare(ctx, pop, contacts)
     work = round_robin(pop, events, int(time.time()))
     families = bench_store.memory_by_family if by_family else lambda _client: Counter[str]()
     before, families_before = bench_store.server_stats(client).used_memory, families(client)
+    records = bench_store.state_records(client, [pop.check(i) for i in range(pop.size)])
+    if parts is not None:
+        parts["before"] = bench_store.memory_parts(client)
     counted, jobs = bench_store.events_counted(client), bench_store.count_jobs(ctx.target.raw, MEDIA)
     bench_store.fill_queue(client, work.raws)
     del work.raws[:]  # the events now live in Redis only
     ctx.drain()
     after, families_after = bench_store.server_stats(client).used_memory, families(client)
+    records = bench_store.state_records(client, [pop.check(i) for i in range(pop.size)]) - records
+    if parts is not None:
+        parts["after"] = bench_store.memory_parts(client)
     expected = alerts_expected(ctx, pop, events, work) if contacts else 0
     obs = observe(ctx, events, counted, jobs, expected, work.last)
-    return Pass(events, before, after, families_before, families_after, obs)
+    return Pass(events, before, after, families_before, families_after, obs, records)
 
 
 def _purge(ctx: Context) -> None:

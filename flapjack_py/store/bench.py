@@ -88,6 +88,17 @@ def server_stats(client: StrRedis) -> ServerStats:
     return ServerStats(int(info["total_commands_processed"]), cpu, int(info["used_memory"]))
 
 
+MEMORY_PARTS = ("used_memory", "used_memory_dataset", "used_memory_overhead", "used_memory_startup",
+                "used_memory_scripts", "mem_clients_normal", "mem_aof_buffer", "mem_replication_backlog")
+"""The INFO memory fields that tell the data (dataset) from what is not (server overhead, scripts, buffers)."""
+
+
+def memory_parts(client: StrRedis) -> dict[str, int]:
+    """MEMORY_PARTS of INFO memory now (0 for a field the server does not report)."""
+    info = cast(dict[str, Any], client.info("memory"))
+    return {name: int(info.get(name, 0)) for name in MEMORY_PARTS}
+
+
 def memory_by_family(client: StrRedis) -> Counter[str]:
     """Bytes per key family (keys.key_family), from MEMORY USAGE (every element counted) of every key."""
     sizes: Counter[str] = Counter()
@@ -153,6 +164,18 @@ def state_change_times(client: StrRedis, check_ids: Sequence[tuple[str, str]]) -
             pipe.lrange(keys.check_states(entity, check), 0, -1)
         found.update((ids, [int(t) for t in times]) for ids, times in zip(part, pipe.execute(), strict=True))
     return found
+
+
+def state_records(client: StrRedis, check_ids: Sequence[tuple[str, str]]) -> int:
+    """How many state records the checks hold: members of their sorted_state_timestamps (one per check and
+    second; a second state change of a check in the same second overwrites that second's record)."""
+    total = 0
+    for start in range(0, len(check_ids), CHUNK):
+        pipe = client.pipeline(transaction=False)
+        for entity, check in check_ids[start:start + CHUNK]:
+            pipe.zcard(keys.sorted_state_timestamps(entity, check))
+        total += sum(int(n) for n in pipe.execute())
+    return total
 
 
 # --- the rq queues ------------------------------------------------------------
