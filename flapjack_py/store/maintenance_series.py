@@ -127,6 +127,16 @@ def remove_future(client: StrRedis, series_id: str, now: int) -> int:
     return len(future)
 
 
+def forget_ended(client: StrRedis, cutoff: int) -> int:
+    """Drop the record of every occurrence that ended at or before `cutoff` (retention: its window is history,
+    and materialise only looks at occurrences that have not ended); return how many went."""
+    series = list_series(client)
+    with client.pipeline(transaction=False) as pipe:
+        for one in series:
+            pipe.zremrangebyscore(keys.maintenance_series_occurrences(one.id), "-inf", cutoff - one.duration)
+        return sum(int(n) for n in pipe.execute())
+
+
 def replace_series(client: StrRedis, series: Series, now: int) -> int:
     """Store an edited series: its future windows are made again from the new rule (past and in-progress
     ones stay); return how many windows were written."""

@@ -1,6 +1,6 @@
 """`flapjack purge check_history`: delete state records older than a number of days (engine.md 8, deviation D14),
 and the rest of each check's history up to then (ended maintenance windows, decision traces, actions,
-notification times);
+notification times) and, for every check, the records of the maintenance series' ended occurrences;
 `flapjack purge alerts`: delete alert records and their undelivered rq jobs older than a number of days."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import click
 
 from ..config import Config
 from ..store import checks as check_store
+from ..store import maintenance_series as series_store
 from ..store.retention import purge_alerts, purge_all
 from .session import redis_client
 
@@ -53,7 +54,10 @@ def check_history(config: Config, days: int, check_id: str | None) -> None:
     cutoff = int(time.time()) - days * DAY
     with redis_client(config) as client:
         ids = [check_id] if check_id else check_store.all_check_ids(client)
-        click.echo(report(purge_all(client, ids, cutoff)))
+        counts = purge_all(client, ids, cutoff)
+        if check_id is None:
+            series_store.forget_ended(client, cutoff)
+        click.echo(report(counts))
 
 
 @purge.command("alerts")

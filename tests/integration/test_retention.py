@@ -17,14 +17,17 @@ import redis
 from click.testing import CliRunner
 from notifier_world import World
 
-from flapjack_py import keys
+from flapjack_py import keys, recurrence
 from flapjack_py.cli import main
 from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.store import maintenance as maint
+from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import retention
 
 pytestmark = pytest.mark.real
 
 NOW_EVENT = {"initial_failure_delay": 0, "repeat_failure_delay": 0}
+FIRST_BACKUP = 1_700_000_040  # 2023-11-14 22:14 UTC, 40 s after the frozen clock's START
 
 KEPT = {  # what may outlive a purge of everything up to now: the current facts, bounded by checks/contacts
     "configuration": r"contact.*|notification_rule:.*|all_entity_(ids_by_name|names_by_id)|contacts_for:.*",
@@ -32,6 +35,8 @@ KEPT = {  # what may outlive a purge of everything up to now: the current facts,
                    r"|checks_by_hash|check_hashes_by_id|[^:]+:[^:]+:last_[a-z_]+_notification",
     "in force": r"foo:LOAD:(unscheduled_maintenances|sorted_unscheduled_maintenance_timestamps"
                 r"|\d+:unscheduled_maintenance:summary|unscheduled_maintenance)",
+    "ahead": r"maintenance_series(:backup(:occurrences)?)?|foo:SWAP:(scheduled_maintenances"
+             r"|sorted_scheduled_maintenance_timestamps|\d+:scheduled_maintenance:summary)",
     "counters": r"event_counters|event_counter_sequence|flapjack_metrics:.*|rq:queues",
 }
 EXPIRING = ("drop_", "executive_", "event_counters:", "stale_sweep_lock", "heartbeats", "health:")
@@ -65,9 +70,13 @@ def purge(redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch, tmp_path
 
 
 def busy_day(world: World) -> None:
-    """Two contacts on email and sms; three checks that fail, flap, recover, get acked and tested."""
+    """Two contacts on email and sms; checks that fail, flap, recover, get acked and tested; a daily two-minute
+    maintenance series on foo:SWAP whose first window (22:14 UTC) ends during the day."""
     world.contact("ada", {"email": {"address": "ada@x", "interval": 0}, "sms": {"address": "+1", "interval": 0}})
     world.contact("bob", {"email": {"address": "bob@x", "interval": 0}, "sms": "+2"})
+    series_store.save_series(world.s, recurrence.new_series("backup", {
+        "rrule": "FREQ=DAILY;BYHOUR=22;BYMINUTE=14", "duration": 120, "checks": ["foo:SWAP"]}, world.clock.now))
+    world.event("ok", check="SWAP")  # the executive's housekeeping materialises 14 days of windows
     for n in range(6):
         for check in ("PING", "HTTP"):
             world.event("critical" if n % 2 == 0 else "ok", check=check, **NOW_EVENT)
@@ -89,6 +98,8 @@ def memory_by_family(r: redis.Redis) -> Counter[str]:
 def test_purging_up_to_now_leaves_only_the_current_facts(world: World, purge: Any) -> None:
     busy_day(world)
     written = {k.decode() for k in world.r.scan_iter()}
+    assert FIRST_BACKUP in maint.load_windows(world.s, "foo", "SWAP", maint.SCHEDULED)
+    occurrences = world.r.zcard("maintenance_series:backup:occurrences")
     assert {"decisions", "notification_times", "state_history", "alert_records", "alert_indexes"} <= {
         keys.key_family(k) for k in written}
     assert {f"foo:PING:{kind}_notifications" for kind in ("problem", "critical", "recovery", "test")} <= written
@@ -107,6 +118,9 @@ def test_purging_up_to_now_leaves_only_the_current_facts(world: World, purge: An
     assert world.r.hget("check:foo:HTTP", "state") == b"unknown"
     assert world.r.zcard("foo:LOAD:unscheduled_maintenances") == 1 and world.r.ttl("foo:LOAD:unscheduled_maintenance") > 0
     assert not world.r.exists("foo:DISK:unscheduled_maintenances", "foo:DISK:sorted_unscheduled_maintenance_timestamps")
+    windows = maint.load_windows(world.s, "foo", "SWAP", maint.SCHEDULED)
+    assert min(windows) == FIRST_BACKUP + 86400 and len(windows) == occurrences - 1  # the ended one went
+    assert world.r.zcard("maintenance_series:backup:occurrences") == occurrences - 1
 
 
 def test_a_purge_keeps_what_is_newer_than_the_cut_off(world: World, purge: Any) -> None:
