@@ -89,6 +89,11 @@ def events_rejected_pattern() -> str:
     return "events_rejected:*"
 
 
+def events_rejected_reasons_pattern() -> str:
+    """SCAN pattern matching every events_rejected_reasons:* list."""
+    return "events_rejected_reasons:*"
+
+
 def event_counters() -> str:
     """hash: all/ok/failure/action/invalid counters since the data began."""
     return "event_counters"

@@ -1,5 +1,5 @@
-"""Retention: deleting a check's state history, and alert records with their rq jobs, older than a cutoff
-(`flapjack purge`, engine.md 8)."""
+"""Retention: deleting a check's history, alert records with their rq jobs, and the lists of rejected events,
+older than a cutoff (`flapjack purge`, engine.md 8)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from ..events import FAILURE_STATES
 from ..notification import NotificationType
 from .alerts import trim_alert_indexes
 from .client import StrRedis, registered_script
+from .events import utc_hour
 from .maintenance import SCHEDULED, UNSCHEDULED
 from .writes import Writes
 
 log = logging.getLogger(__name__)
 
-CHUNK = 1000  # alerts per round trip
+CHUNK = 1000  # alerts or keys per round trip
+HOUR = 3600
 
 LOGGED_KINDS = (*(kind.value for kind in NotificationType), *FAILURE_STATES)
 """Every `kind` of `E:C:<kind>_notifications`: a notification's type and, for a failure, its state."""
@@ -114,3 +116,21 @@ def _purge_chunk(c: StrRedis, ids: list[str]) -> int:
     pipe.delete(*(keys.alert(alert_id) for alert_id in ids))
     pipe.execute()
     return len(queued)
+
+
+def purge_rejected(client: StrRedis, cutoff: int) -> int:
+    """Delete the hourly lists of rejected events, and of their reasons, of the UTC hours that ended at or
+    before `cutoff` (Flapjack gives them no TTL); return how many lists went."""
+    last = utc_hour(cutoff - HOUR)  # the newest hour over by the cut-off; YYYYMMDDHH compare as text
+    doomed = [name for pattern in (keys.events_rejected_pattern(), keys.events_rejected_reasons_pattern())
+              for name in client.scan_iter(match=pattern, count=CHUNK) if _hour_of(name) <= last]
+    for start in range(0, len(doomed), CHUNK):
+        client.delete(*doomed[start:start + CHUNK])
+    log.info("purged %d lists of rejected events", len(doomed))
+    return len(doomed)
+
+
+def _hour_of(name: str) -> str:
+    """The YYYYMMDDHH of an events_rejected(_reasons):HOUR name; a name without one sorts after every hour."""
+    hour = name.rsplit(":", 1)[-1]
+    return hour if len(hour) == 10 and hour.isdigit() else "~"

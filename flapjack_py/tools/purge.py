@@ -1,7 +1,8 @@
 """`flapjack purge check_history`: delete state records older than a number of days (engine.md 8, deviation D14),
 and the rest of each check's history up to then (ended maintenance windows, decision traces, actions,
 notification times) and, for every check, the records of the maintenance series' ended occurrences;
-`flapjack purge alerts`: delete alert records and their undelivered rq jobs older than a number of days."""
+`flapjack purge alerts`: delete alert records and their undelivered rq jobs older than a number of days;
+`flapjack purge rejected_events`: delete the hourly lists of rejected events older than a number of days."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import click
 from ..config import Config
 from ..store import checks as check_store
 from ..store import maintenance_series as series_store
-from ..store.retention import purge_alerts, purge_all
+from ..store.retention import purge_alerts, purge_all, purge_rejected
 from .session import redis_client
 
 log = logging.getLogger(__name__)
@@ -70,3 +71,14 @@ def alerts(config: Config, days: int | None) -> None:
     with redis_client(config) as client:
         records, jobs = purge_alerts(client, int(time.time()) - age)
     click.echo(f"Purged {records} alert records and {jobs} queued jobs." if records else "Nothing to do")
+
+
+@purge.command("rejected_events")
+@click.option("-d", "--days", default="7", show_default=True, callback=_days,
+              help="Purge the rejected events of UTC hours that ended more than DAYS days ago.")
+@click.pass_obj
+def rejected_events(config: Config, days: int) -> None:
+    """Purge the hourly lists of rejected events (events_rejected:HOUR, with their reasons) older than --days."""
+    with redis_client(config) as client:
+        lists = purge_rejected(client, int(time.time()) - days * DAY)
+    click.echo(f"Purged {lists} lists of rejected events." if lists else "Nothing to do")

@@ -1,6 +1,7 @@
 """Retention against a real Redis (issue 11, "retention frees what it should"): checks that fail, recover,
-flap, are acknowledged and tested, with contacts alerted on two media, through the real Executive and
-notifier; then `flapjack purge check_history --days 0` and `flapjack purge alerts --days 0`. What is left
+flap, are acknowledged and tested, with contacts alerted on two media, a maintenance series and a rejected
+event, through the real Executive and notifier; then `flapjack purge check_history`, `alerts` and
+`rejected_events`, each with `--days 0`. What is left
 must be the current facts only (configuration, each check's state, counters, keys that expire by
 themselves): a family of keys the executive writes that the purge leaves behind fails the test by name.
 """
@@ -76,6 +77,7 @@ def busy_day(world: World) -> None:
     world.contact("bob", {"email": {"address": "bob@x", "interval": 0}, "sms": "+2"})
     series_store.save_series(world.s, recurrence.new_series("backup", {
         "rrule": "FREQ=DAILY;BYHOUR=22;BYMINUTE=14", "duration": 120, "checks": ["foo:SWAP"]}, world.clock.now))
+    world.r.lpush("events", b"{not json")  # filed on events_rejected:2023111422
     world.event("ok", check="SWAP")  # the executive's housekeeping materialises 14 days of windows
     for n in range(6):
         for check in ("PING", "HTTP"):
@@ -103,10 +105,13 @@ def test_purging_up_to_now_leaves_only_the_current_facts(world: World, purge: An
     assert {"decisions", "notification_times", "state_history", "alert_records", "alert_indexes"} <= {
         keys.key_family(k) for k in written}
     assert {f"foo:PING:{kind}_notifications" for kind in ("problem", "critical", "recovery", "test")} <= written
-    assert {"foo:DISK:actions", "foo:DISK:unscheduled_maintenances"} <= written and world.r.zcard("alerts") > 20
+    assert {"foo:DISK:actions", "foo:DISK:unscheduled_maintenances",
+            "events_rejected:2023111422", "events_rejected_reasons:2023111422"} <= written and world.r.zcard("alerts") > 20
 
+    world.advance(3600)  # the UTC hour of the rejected event is over
     purge("check_history", "--days", "0")
     purge("alerts", "--days", "0")
+    assert purge("rejected_events", "--days", "0") == "Purged 2 lists of rejected events.\n"
 
     left = {k.decode() for k in world.r.scan_iter()}
     stray = sorted(k for k in left if family(k) is None and not k.startswith(EXPIRING))

@@ -125,3 +125,34 @@ def test_purge_alerts_with_days_0_leaves_no_alert_and_no_queued_job(flapjack, re
     assert result.stdout == "Purged 3 alert records and 2 queued jobs.\n"
     assert not list(real_r.scan_iter(match="alert:*")) and real_r.llen("rq:queue:email") == 0
     assert flapjack("purge", "alerts", "-d", "0").stdout == "Nothing to do\n"
+
+
+# --- flapjack purge rejected_events -----------------------------------------------
+
+
+@pytest.fixture
+def rejected(real_r):
+    """Rejected events (and their reasons) filed 8 days, 2 days and 1 hour before START, and in START's hour."""
+    hours = [time.strftime("%Y%m%d%H", time.gmtime(START - ago)) for ago in (8 * DAY, 2 * DAY, 3600, 0)]
+    for hour in hours:
+        real_r.lpush(f"events_rejected:{hour}", "{not json")
+        real_r.lpush(f"events_rejected_reasons:{hour}", '{"reason":"not JSON"}')
+    return hours
+
+
+def rejected_hours(client):
+    return sorted(k.decode().rsplit(":", 1)[1] for k in client.scan_iter(match="events_rejected:*"))
+
+
+def test_purge_rejected_events_older_than_a_week(flapjack, real_r, rejected, clock):
+    result = flapjack("purge", "rejected_events")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "Purged 2 lists of rejected events.\n"
+    assert rejected_hours(real_r) == rejected[1:]
+    assert not real_r.exists(f"events_rejected_reasons:{rejected[0]}")
+
+
+def test_purge_rejected_events_with_days_0_keeps_the_hour_not_over(flapjack, real_r, rejected, clock):
+    assert flapjack("purge", "rejected_events", "-d", "0").stdout == "Purged 6 lists of rejected events.\n"
+    assert rejected_hours(real_r) == rejected[3:] and real_r.exists(f"events_rejected_reasons:{rejected[3]}")
+    assert flapjack("purge", "rejected_events", "-d", "0").stdout == "Nothing to do\n"
