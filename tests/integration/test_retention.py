@@ -38,6 +38,7 @@ KEPT = {  # what may outlive a purge of everything up to now: the current facts,
                 r"|\d+:unscheduled_maintenance:summary|unscheduled_maintenance)",
     "ahead": r"maintenance_series(:backup(:occurrences)?)?|foo:SWAP:(scheduled_maintenances"
              r"|sorted_scheduled_maintenance_timestamps|\d+:scheduled_maintenance:summary)",
+    "executives": r"executives_taking(:scanned)?",  # the executives recovery looks at, bounded by executives
     "counters": r"event_counters|event_counter_sequence|flapjack_metrics:.*|rq:queues",
 }
 EXPIRING = ("drop_", "executive_", "event_counters:", "stale_sweep_lock", "heartbeats", "health:")
