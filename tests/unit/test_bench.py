@@ -141,7 +141,9 @@ def test_a_right_run_reports_every_line_in_spec_order(tmp_path: Path) -> None:
     assert "seconds=2 events_per_s=5 " in lines[2]  # the median repetition
     assert "ratio_to_ok_steady=1 lost=0" in lines[3]
     assert lines[4].startswith("bench.scenario name=storm checks=2000 contacts=3 media=2 seconds=1 alerts=6 "
-                               "alerts_expected=6 alerts_per_s=6 ratio_jobs=0.0002 lost=0")
+                               "alerts_expected=6 alerts_per_s=6 ratio_jobs=0.0002 redis_cmds_per_alert=")
+    assert lines[4].split()[-4:-1] == ["redis_cmds_per_alert=8.3333", "executive_cpu_us_per_alert=83333.3",
+                                       "redis_cpu_us_per_alert=33333.3"] and lines[4].endswith(" lost=0")
     assert len(data["scenarios"]["ok_steady"]["raw"]["repetitions"]) == 3
 
 
