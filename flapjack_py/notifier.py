@@ -14,7 +14,7 @@ lines too, written once that commit succeeded (flapjack_py.notify_request.write_
 from __future__ import annotations
 
 import logging
-import uuid
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 
 
 Target = tuple[ContactDetails, Medium]
+
+_UUID_VARIANT_VERSION_MASK = (0xC000 << 48) | (0xF000 << 64)
+_UUID4_BITS = (0x8000 << 48) | (4 << 76)
+"""RFC 4122 variant and version 4 bits of a UUID's integer (as uuid.UUID(version=4) sets them)."""
 
 _NOT_READ = AlertingSet(members={}, drop_rollup=False)
 """Stands for the alerting set of a medium without rollup threshold, which is not read."""
@@ -287,6 +291,12 @@ def shared_fields(notification: Notification) -> dict[str, Any]:
             "event_count": notification.count}
 
 
+def alert_id() -> str:
+    """A new alert id: the hex form of a random (version 4) UUID, as uuid.uuid4().hex, without the UUID object."""
+    n = int.from_bytes(os.urandom(16), "big")
+    return f"{(n & ~_UUID_VARIANT_VERSION_MASK) | _UUID4_BITS:032x}"
+
+
 def build_alert(notification: Notification, contact: Contact, medium: Medium, decision: RollupDecision,
                 facts: Mapping[str, CheckFacts], now: int, shared: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The alert payload (contract.md 6 + engine.md 5.5), without subject/body. Pure.
@@ -295,7 +305,7 @@ def build_alert(notification: Notification, contact: Contact, medium: Medium, de
     """
     common = shared_fields(notification) if shared is None else shared
     alert: dict[str, Any] = {
-        "id": uuid.uuid4().hex, "timestamp": now, "contact": contact.id, "media": medium.type,
+        "id": alert_id(), "timestamp": now, "contact": contact.id, "media": medium.type,
         "address": medium.address, "check": notification.event_id, "type": common["notification_type"],
         "rollup": decision.rollup, "state": notification.state,
         "contact_id": contact.id, "contact_first_name": contact.first_name or "",

@@ -35,7 +35,7 @@ class AlertStatus:
 
 def to_record(alert: Mapping[str, Any]) -> dict[str, str]:
     """The alert:ID hash fields of an alert payload (None -> ''), and its `error` when it has one."""
-    record = {f: "" if alert.get(f) is None else str(alert.get(f)) for f in RECORD_FIELDS}
+    record = {f: "" if (value := alert.get(f)) is None else str(value) for f in RECORD_FIELDS}
     if alert.get("error"):
         record["error"] = str(alert["error"])
     record.update({f: str(alert[f]) for f in OPTIONAL_FIELDS if alert.get(f) is not None})

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
 
 from flapjack_py.notification import Notification, NotificationType
-from flapjack_py.notifier import build_alert
+from flapjack_py.notifier import alert_id, build_alert
 from flapjack_py.rollup import RollupDecision, current_check_facts, decide_rollup
 from flapjack_py.store.contacts import Contact
 from flapjack_py.store.media import Medium
@@ -109,3 +110,11 @@ def test_without_threshold_only_the_notified_check_is_cleaned() -> None:
     recovery = decide({"foo:a": 1.0, "foo:b": 2.0}, {**stale, "foo:a": failing("foo:a", state="ok")},
                       threshold=None, state="ok", type=NotificationType.RECOVERY)
     assert (recovery.rollup, recovery.add, recovery.removed) == ("", False, ("foo:a",))
+
+
+def test_alert_ids_are_random_uuid4_hex() -> None:
+    ids = {alert_id() for _ in range(1000)}
+    assert len(ids) == 1000
+    for found in ids:
+        parsed = uuid.UUID(hex=found)
+        assert (parsed.hex, parsed.version, parsed.variant) == (found, 4, uuid.RFC_4122)
