@@ -152,25 +152,23 @@ def delete_policy(client: StrRedis, policy_id: str) -> None:
 
 def link(client: StrRedis, entity_id: str, policy_ids: Iterable[str]) -> None:
     """Link an entity (or ALL) to policies."""
-    ids = list(policy_ids)
-    if not ids:
-        return
-    with client.pipeline() as pipe:
-        pipe.sadd(keys.escalation_policies_for(entity_id), *ids)
-        for policy_id in ids:
-            pipe.sadd(keys.escalation_policy_entities(policy_id), entity_id)
-        pipe.execute()
+    _set_links(client, entity_id, list(policy_ids), linked=True)
 
 
 def unlink(client: StrRedis, entity_id: str, policy_ids: Iterable[str]) -> None:
     """Unlink an entity (or ALL) from policies."""
-    ids = list(policy_ids)
+    _set_links(client, entity_id, list(policy_ids), linked=False)
+
+
+def _set_links(client: StrRedis, entity_id: str, ids: list[str], *, linked: bool) -> None:
+    """Add (or remove) the links entity -> policies and policy -> entity, both ways in one pipeline."""
     if not ids:
         return
     with client.pipeline() as pipe:
-        pipe.srem(keys.escalation_policies_for(entity_id), *ids)
+        change = pipe.sadd if linked else pipe.srem
+        change(keys.escalation_policies_for(entity_id), *ids)
         for policy_id in ids:
-            pipe.srem(keys.escalation_policy_entities(policy_id), entity_id)
+            change(keys.escalation_policy_entities(policy_id), entity_id)
         pipe.execute()
 
 
