@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import Response
 
+from flapjack_py.durations import MAX_DURATION  # longest maintenance: scheduled longer is 403, unscheduled clamped
 from flapjack_py.filters.acknowledgement import DEFAULT_ACK_DURATION
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
@@ -22,10 +23,6 @@ from . import maintenance_series as series_api
 from .checks import resolve_checks
 from .common import ctx, id_list, json_body, location, no_content, parse_time, patch_ops, query_time, wrapped_list
 from .schemas import NO_CONTENT, ids_param, operation, patch_body, query, wrapper
-
-MAX_DURATION = 1000 * 365 * 86400
-"""[py] Longest maintenance accepted (1000 years): longer ones would overflow Redis expiry times (500s, and a
-stored window that broke every later write on the check). Scheduled: 403; unscheduled: clamped."""
 
 
 def targets(kind: str, raw_ids: str) -> list[tuple[str, str]]:
