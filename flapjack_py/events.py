@@ -265,6 +265,16 @@ def _integer(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def action_event(state: str, entity: str, check: str, *, summary: str | None = None,
+                 duration: int | None = None, time: int | None = None, ack_id: str | None = None) -> dict[str, Any]:
+    """The raw action event (`state` acknowledgement or test_notifications) the UI, API, bots and gateways
+    push; the fields given as None are left out (the executive then applies its defaults)."""
+    event: dict[str, Any] = {"type": EventType.ACTION.value, "state": state, "entity": entity, "check": check}
+    optional = {"summary": summary, "duration": duration, "time": time, "acknowledgement_id": ack_id}
+    event.update((name, value) for name, value in optional.items() if value is not None)
+    return event
+
+
 def derived_tags(entity: str, check: str) -> set[str]:
     """Tags every event carries: entity split once on the first '.', check split on whitespace."""
     tags = {part.lower() for part in entity.split(".", 1) if part}

@@ -22,7 +22,7 @@ from typing import Any
 from flapjack_py import __version__, timeparse
 from flapjack_py.durations import HOUR, words
 from flapjack_py.errors import InvalidDuration
-from flapjack_py.events import FAILURE_STATES
+from flapjack_py.events import FAILURE_STATES, action_event
 from flapjack_py.patterns import InvalidPattern, Match, Pattern, escape
 from flapjack_py.patterns import compile_pattern as compile_re2
 from flapjack_py.render import local_time
@@ -320,11 +320,8 @@ class Bot:
 
     def _queue_ack(self, entity: str, check: str, summary: str, duration: int, now: int,
                    ack_id: str | None = None) -> None:
-        event: dict[str, Any] = {"type": "action", "state": "acknowledgement", "entity": entity, "check": check,
-                                 "summary": summary, "duration": duration, "time": now}
-        if ack_id:
-            event["acknowledgement_id"] = ack_id
-        self._push(event)
+        self._push(action_event("acknowledgement", entity, check, summary=summary, duration=duration, time=now,
+                                ack_id=ack_id or None))
         log.info("jabber bot: acknowledgement of %s:%s queued for %ss", entity, check, duration)
 
     def _push(self, event: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.events import action_event
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import locks
@@ -123,8 +124,8 @@ def _sync_check(gateway: PagerDutyGateway, client: StrRedis, check_id: str, now:
     if name is None or maint.in_force(client, entity, check, maint.UNSCHEDULED) is not None:
         return 0
     summary = "Acknowledged on PagerDuty" + (f" by {name}" if name else "")
-    push_event(client, {"type": "action", "state": "acknowledgement", "entity": entity, "check": check,
-                        "summary": summary, "duration": ACK_DURATION, "time": now})
+    push_event(client, action_event("acknowledgement", entity, check, summary=summary, duration=ACK_DURATION,
+                                    time=now))
     log.info("pagerduty: %s acknowledged on PagerDuty; ack event queued", check_id)
     return 1
 

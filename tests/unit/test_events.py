@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from flapjack_py.errors import InvalidEvent
-from flapjack_py.events import Event, derived_tags, parse_event, parse_perfdata
+from flapjack_py.events import Event, action_event, derived_tags, parse_event, parse_perfdata
 
 RawEvent = Callable[..., str]
 INTEGER_FIELDS = ("time", "initial_failure_delay", "repeat_failure_delay", "duration")
@@ -413,3 +413,19 @@ def test_acknowledgement_id_has_a_size(raw_event: RawEvent, value: object) -> No
     errors = rejected(raw_event(type="action", state="acknowledgement", acknowledgement_id=value))
 
     assert "acknowledgement_id" in text_of(errors)
+
+
+def test_action_event_is_an_acknowledgement_the_executive_accepts() -> None:
+    raw = action_event("acknowledgement", "web-1", "HTTP", summary="on it", duration=600, time=1_700_000_000,
+                       ack_id="abc123")
+    event = parse_event(json.dumps(raw))
+    assert event is not None and event.is_acknowledgement
+    assert (event.entity, event.check, event.summary, event.duration, event.time, event.acknowledgement_id) == (
+        "web-1", "HTTP", "on it", 600, 1_700_000_000, "abc123")
+
+
+def test_action_event_leaves_out_what_is_not_given() -> None:
+    raw = action_event("test_notifications", "web-1", "HTTP")
+    assert raw == {"type": "action", "state": "test_notifications", "entity": "web-1", "check": "HTTP"}
+    event = parse_event(json.dumps(raw))
+    assert event is not None and event.time is None and event.duration is None

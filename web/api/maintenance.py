@@ -11,6 +11,7 @@ from typing import Any
 from flask import Response
 
 from flapjack_py.durations import MAX_DURATION  # longest maintenance: scheduled longer is 403, unscheduled clamped
+from flapjack_py.events import action_event
 from flapjack_py.filters.acknowledgement import DEFAULT_ACK_DURATION
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
@@ -116,12 +117,10 @@ def post_unscheduled(kind: str, ids: str) -> Response:
     for entity, check in checks:
         for item in items:
             duration = seconds(item.get("duration"))
-            event: dict[str, Any] = {"type": "action", "state": "acknowledgement", "entity": entity, "check": check}
-            if isinstance(item.get("summary"), str):
-                event["summary"] = item["summary"]
+            summary = item["summary"] if isinstance(item.get("summary"), str) else None
             duration = min(duration, MAX_DURATION) if duration and duration > 0 else DEFAULT_ACK_DURATION
-            event.update(duration=duration, time=now)
-            push_event(ctx().client, event)
+            push_event(ctx().client, action_event("acknowledgement", entity, check, summary=summary,
+                                                  duration=duration, time=now))
     return no_content()
 
 
@@ -150,8 +149,7 @@ def post_test_notifications(kind: str, ids: str) -> Response:
             summary = item.get("summary")
             if not isinstance(summary, str):
                 summary = f"Testing notifications to all contacts interested in entity {entity}"
-            push_event(ctx().client, {"type": "action", "state": "test_notifications", "entity": entity,
-                                      "check": check, "summary": summary, "time": now})
+            push_event(ctx().client, action_event("test_notifications", entity, check, summary=summary, time=now))
     return no_content()
 
 

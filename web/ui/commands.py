@@ -14,6 +14,7 @@ from typing import Any
 
 from flapjack_py import keys, recurrence
 from flapjack_py.checks import ack_hash
+from flapjack_py.events import action_event
 from flapjack_py.filters.acknowledgement import DEFAULT_ACK_DURATION
 from flapjack_py.recurrence import Series
 from flapjack_py.store import history
@@ -41,9 +42,8 @@ def acknowledge_many(client: StrRedis, queue: str, checks: Sequence[tuple[str, s
     Raises TimeParseError for an unreadable duration (nothing is queued then).
     """
     seconds = (parse_duration(duration) if duration.strip() else DEFAULT_ACK_DURATION) or DEFAULT_ACK_DURATION
-    push_events(client, [{"type": "action", "state": "acknowledgement", "entity": entity, "check": check,
-                          "summary": comment, "duration": seconds,
-                          "acknowledgement_id": ack_hash(keys.check_id(entity, check))} for entity, check in checks],
+    push_events(client, [action_event("acknowledgement", entity, check, summary=comment, duration=seconds,
+                                      ack_id=ack_hash(keys.check_id(entity, check))) for entity, check in checks],
                 queue)
     for entity, check in checks:
         log.info("%s:%s: acknowledgement queued from the web UI (%ss)", entity, check, seconds)
@@ -57,9 +57,9 @@ def test_notifications(client: StrRedis, queue: str, entity: str, check: str) ->
 
 def test_notifications_many(client: StrRedis, queue: str, checks: Sequence[tuple[str, str]]) -> None:
     """Queue one test_notifications action event per check, in one push."""
-    push_events(client, [{"type": "action", "state": "test_notifications", "entity": entity, "check": check,
-                          "summary": f"Testing notifications to all contacts interested in entity: {entity}, "
-                                     f"check: {check}"} for entity, check in checks], queue)
+    push_events(client, [action_event("test_notifications", entity, check,
+                                      summary=f"Testing notifications to all contacts interested in entity: {entity}, "
+                                              f"check: {check}") for entity, check in checks], queue)
     for entity, check in checks:
         log.info("%s:%s: test notifications queued from the web UI", entity, check)
 
