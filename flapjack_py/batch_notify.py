@@ -6,16 +6,17 @@ fallbacks: one at a time when deciding them together fails, and a failed notific
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 import redis
 
 from .batch import Batch
-from .checks import previous_run
+from .checks import StateChange, previous_run
 from .notify_request import Notifying, NotifyRequest
 from .store import checks as check_store
+from .store.staged import Reads
 from .store.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
@@ -31,16 +32,12 @@ class BatchNotify:
         self.guard, self.commit, self.rejected = guard, commit, rejected
 
     def decide(self, batch: Batch, watch: bool = False) -> None:
-        """Complete the batch's notifications with their previous state run, then have the notifier decide them."""
-        ids = list(dict.fromkeys((r.notification.entity, r.notification.check) for r in batch.requests))
-        stored = check_store.load_recent_state_changes(self.client, ids)
-        for request in batch.requests:
-            n = request.notification
-            earlier = [c for c in batch.changes.get(n.event_id, ()) if c.at < request.index]
-            last_state, last_summary = previous_run(stored[(n.entity, n.check)], earlier, latest=request.latest)
-            request.notification = replace(n, last_state=last_state, last_summary=last_summary)
+        """Have the notifier decide the batch's notifications, each completed with its check's previous state
+        run first (read in the notifier's round trips)."""
+        completed: list[bool] = []
         try:
-            self.notifier.notify(batch.requests, batch.facts, self._watcher(batch) if watch else None)
+            self.notifier.notify(batch.requests, batch.facts, self._watcher(batch) if watch else None,
+                                 _previous_runs(batch, completed))
         except (redis.ConnectionError, redis.TimeoutError):
             raise
         except Exception:
@@ -48,6 +45,9 @@ class BatchNotify:
             if batch.guard is not None:  # one at a time, nothing is watched but the in-flight list
                 batch.guard.reset()
                 batch.guard = None
+            if not completed:  # before any of the batch's events is committed
+                ids = _check_ids(batch)
+                _complete(batch, check_store.load_recent_state_changes(self.client, ids))
             self._notify_one_by_one(batch)
             return
         for request in batch.requests:
@@ -84,3 +84,25 @@ class BatchNotify:
         at = next(i for i, w in enumerate(batch.pending) if w is request.writes)
         batch.pending[at] = self.rejected(request.writes.raw, request.writes.claim, request.now,
                                            f"internal error: {request.error!r}")
+
+
+def _previous_runs(batch: Batch, completed: list[bool]) -> Reads[None]:
+    """Read the two newest stored state changes of the checks of `batch`'s notifications and complete each
+    with its check's previous state run; then `completed` holds True."""
+    stored = yield from check_store.recent_state_changes_reads(_check_ids(batch))
+    _complete(batch, stored)
+    completed.append(True)
+
+
+def _check_ids(batch: Batch) -> list[tuple[str, str]]:
+    return list(dict.fromkeys((r.notification.entity, r.notification.check) for r in batch.requests))
+
+
+def _complete(batch: Batch, stored: Mapping[tuple[str, str], list[StateChange]]) -> None:
+    """Each notification with its check's previous state run: the stored state changes and the batch's
+    earlier events' changes."""
+    for request in batch.requests:
+        n = request.notification
+        earlier = [c for c in batch.changes.get(n.event_id, ()) if c.at < request.index]
+        last_state, last_summary = previous_run(stored[(n.entity, n.check)], earlier, latest=request.latest)
+        request.notification = replace(n, last_state=last_state, last_summary=last_summary)

@@ -35,6 +35,7 @@ from .store.client import StrRedis
 from .store.contacts import Contact, ContactDetails, Medium
 from .store.notify_data import DropKeys, NotifiedCheck, NotifyData, drop_keys, interval_keys, load_notify_data
 from .store.rollup import AlertingSet, CheckFacts
+from .store.staged import Reads
 from .store.writes import WriteBuffer
 from .time_restrictions import load_zone
 
@@ -59,17 +60,19 @@ class Notifier:
         self.config = config
 
     def notify(self, requests: Sequence[NotifyRequest], changes: Mapping[str, Sequence[FactsChange]] | None = None,
-               watch: Callable[[list[str]], None] | None = None) -> None:
+               watch: Callable[[list[str]], None] | None = None, reads: Reads[Any] | None = None) -> None:
         """Decide and write the alerts of `requests` (in batch order).
 
         `changes` are the check facts the batch's events changed (check id ->
         changes in batch order); a notification sees those of events before it.
         A notification whose decisions raise gets `error` set; the others go on.
         `watch` is handed the contact-level keys read (flapjack_py.store.notify_data.load_notify_data).
+        `reads`, the caller's reads (flapjack_py.store.staged), are made in the same round trips as the
+        notifier's and done before anything is decided.
         """
         checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state,
                                 None if r.escalation is None else tuple(r.escalation)) for r in requests]
-        data = load_notify_data(self.client, checks, watch, max((r.now for r in requests), default=0))
+        data = load_notify_data(self.client, checks, watch, max((r.now for r in requests), default=0), reads)
         view = _BatchView(self.client, data, changes or {})
         for request in requests:
             try:

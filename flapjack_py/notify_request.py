@@ -14,6 +14,7 @@ from .escalation import Paged
 from .notification import Notification
 from .redaction import mask_address
 from .rollup import FactsChange
+from .store.staged import Reads
 from .store.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
@@ -40,8 +41,9 @@ class Notifying(Protocol):
     """What the executive needs of its notifier."""
 
     def notify(self, requests: Sequence[NotifyRequest], changes: Mapping[str, Sequence[FactsChange]] | None = None,
-               watch: Callable[[list[str]], None] | None = None) -> None:
-        """Decide and write the alerts of `requests` (in batch order) into their writes; see Notifier.notify."""
+               watch: Callable[[list[str]], None] | None = None, reads: Reads[Any] | None = None) -> None:
+        """Decide and write the alerts of `requests` (in batch order) into their writes, making `reads`
+        (flapjack_py.store.staged) before deciding; see Notifier.notify."""
 
 
 def write_notify_log(config: Config, *fields: str) -> None:

@@ -13,6 +13,7 @@ from typing import Any, cast
 from .. import keys, scripts
 from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange
 from ..events import Event, parse_perfdata
+from . import staged
 from .client import StrRedis, call_read_script, to_int
 from .writes import Writes
 
@@ -153,14 +154,25 @@ def write_notification(pipe: Writes, entity: str, check: str, kinds: Iterable[st
 def load_recent_state_changes(client: StrRedis, check_ids: Sequence[tuple[str, str]]
                               ) -> dict[tuple[str, str], list[StateChange]]:
     """The two newest recorded state changes (newest first) of each check, in two round trips."""
-    p = client.pipeline(transaction=False)
-    for entity, check in check_ids:
-        p.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)
-    stamps = [list(found) for found in p.execute()]
-    for (entity, check), found in zip(check_ids, stamps, strict=True):
-        for ts in found:
-            p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
-    values = iter(p.execute())
+    return staged.run(client, recent_state_changes_reads(check_ids))
+
+
+def recent_state_changes_reads(check_ids: Sequence[tuple[str, str]]
+                               ) -> staged.Reads[dict[tuple[str, str], list[StateChange]]]:
+    """load_recent_state_changes in two steps (flapjack_py.store.staged): the timestamps name the records."""
+    def stamps_of(p: Any) -> None:
+        for entity, check in check_ids:
+            p.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)
+
+    replies = (yield staged.Step(stamps_of)) if check_ids else []
+    stamps = [list(found) for found in replies]
+
+    def records(p: Any) -> None:
+        for (entity, check), found in zip(check_ids, stamps, strict=True):
+            for ts in found:
+                p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
+
+    values = iter((yield staged.Step(records)) if any(stamps) else [])
     return {ids: [_state_change(ts, next(values)) for ts in found] for ids, found in zip(check_ids, stamps, strict=True)}
 
 

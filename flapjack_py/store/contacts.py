@@ -22,6 +22,7 @@ from .. import keys
 from ..errors import AlreadyExists, NotFound, ValidationError
 from ..rules import general_rule
 from ..time_restrictions import is_valid_zone
+from . import staged
 from .client import StrRedis, writing
 from .media import Medium as Medium  # re-exported: part of ContactDetails, imported from here by the notifier
 from .media import media_from, replace_media
@@ -211,15 +212,22 @@ def contact_tags(client: StrRedis, contact_id: str) -> list[str]:
 def load_contact_details(client: StrRedis, contact_ids: Sequence[str]) -> list[ContactDetails]:
     """Contact, media (with intervals and thresholds) and rule ids of the existing contacts among
     `contact_ids`, in order, de-duplicated, in one round trip."""
+    return staged.run(client, contact_details_reads(contact_ids))
+
+
+def contact_details_reads(contact_ids: Sequence[str]) -> staged.Reads[list[ContactDetails]]:
+    """load_contact_details as one step (flapjack_py.store.staged)."""
     ids = list(dict.fromkeys(contact_ids))
-    p = client.pipeline(transaction=False)
-    for cid in ids:
-        for key in (keys.contact(cid), keys.contact_media(cid), keys.contact_media_intervals(cid),
-                    keys.contact_media_rollup_thresholds(cid)):
-            p.hgetall(key)
-        p.get(keys.contact_tz(cid))
-        p.smembers(keys.contact_notification_rules(cid))
-    replies = p.execute()
+
+    def queue(p: Any) -> None:
+        for cid in ids:
+            for key in (keys.contact(cid), keys.contact_media(cid), keys.contact_media_intervals(cid),
+                        keys.contact_media_rollup_thresholds(cid)):
+                p.hgetall(key)
+            p.get(keys.contact_tz(cid))
+            p.smembers(keys.contact_notification_rules(cid))
+
+    replies = (yield staged.Step(queue)) if ids else []
     found = []
     for i, cid in enumerate(ids):
         data, media, intervals, thresholds, tz, rules = replies[6 * i:6 * i + 6]

@@ -26,6 +26,7 @@ from ..escalation import (
     state_to_json,
 )
 from ..schedules import Schedule
+from . import staged
 from .client import StrRedis
 from .schedules import known_contacts, load_schedules
 from .writes import WriteBuffer, Writes
@@ -65,18 +66,29 @@ def load_batch(client: StrRedis, checks: Sequence[Any], now: int,
     When policies or escalations exist, the checks' escalation keys are handed to `watch` and read again
     (two more round trips): a commit fails if another executive's housekeeping paged a level meanwhile.
     """
+    return staged.run(client, batch_reads(client, checks, now, watch))
+
+
+def batch_reads(client: StrRedis, checks: Sequence[Any], now: int,
+                watch: Callable[[list[str]], None] | None = None) -> staged.Reads[EscalationData]:
+    """load_batch in steps (flapjack_py.store.staged); schedules, when a policy to start pages one, are read
+    through `client` directly."""
     ids = list(dict.fromkeys(n.id for n in checks))
     names = [keys.escalation(*keys.split_check_id(i)) for i in ids]
     owners = list(dict.fromkeys([keys.ALL_ENTITIES_ID, *(n.entity_id for n in checks if _may_start(n))]))
-    p = client.pipeline(transaction=False)
-    p.mget(names)
-    p.hgetall(keys.escalation_policies())
-    for owner in owners:
-        p.smembers(keys.escalation_policies_for(owner))
-    stored, policies, *linked = p.execute()
+
+    def first(p: Any) -> None:
+        if names:
+            p.mget(names)
+        p.hgetall(keys.escalation_policies())
+        for owner in owners:
+            p.smembers(keys.escalation_policies_for(owner))
+
+    replies = yield staged.Step(first)
+    stored, policies, linked = (replies[0], replies[1], replies[2:]) if names else ([], replies[0], replies[1:])
     if watch is not None and names and (policies or any(stored)):
         watch(names)
-        stored = client.mget(names)
+        stored = (yield staged.Step(lambda p: p.mget(names)))[0]
     data = EscalationData(states={i: s for i, text in zip(ids, stored, strict=True) if (s := _state(i, text))})
     if not policies:
         return data

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import keys
 from ..rules import NotificationRule, rule_from_hash
+from . import staged
 from .client import StrRedis
-from .contacts import ContactDetails, load_contact_details
-from .escalation import EscalationData, load_batch
-from .rollup import FAILURE_STATES, AlertingSet, CheckFacts, load_check_facts
+from .contacts import ContactDetails, contact_details_reads
+from .escalation import EscalationData, batch_reads
+from .rollup import FAILURE_STATES, AlertingSet, CheckFacts, check_facts_reads
 
 DropKeys = tuple[str, str, str, str]
 """The drop_alerts_for_contact keys of a contact, medium, check and state (drop_keys)."""
@@ -66,36 +68,65 @@ def interval_keys(contact_id: str, medium: str, check_id: str) -> tuple[str, ...
 
 
 def load_notify_data(client: StrRedis, checks: Sequence[NotifiedCheck],
-                     watch: Callable[[list[str]], None] | None = None, now: int = 0) -> NotifyData:
-    """Everything the notifier reads for `checks`, in six round trips whatever their number (escalation
-    policies: up to three more, flapjack_py.store.escalation.load_batch).
+                     watch: Callable[[list[str]], None] | None = None, now: int = 0,
+                     also: staged.Reads[Any] | None = None) -> NotifyData:
+    """Everything the notifier reads for `checks`, in three round trips whatever their number (five when
+    contacts' alerting sets name other checks; escalation policies: up to three more,
+    flapjack_py.store.escalation.batch_reads). `also`, the caller's own reads, are made in the same round
+    trips, and done when this returns.
 
     `watch` is called with the contact-level keys shared across checks (alerting sets and drop_rollup
     keys of media with a rollup threshold) just before they are read: the executive WATCHes them so
     that its commit fails if another executive changed them meanwhile.
     """
-    data = NotifyData(contact_ids=_contact_ids(client, checks), escalation=load_batch(client, checks, now, watch))
-    wanted = dict.fromkeys([*(cid for ids in data.contact_ids.values() for cid in ids), *data.escalation.contacts])
-    data.contacts = {d.contact.id: d for d in load_contact_details(client, list(wanted))}
-    for check_id, ids in data.contact_ids.items():
-        data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]
-    _load_rules_drops_sets(client, checks, data, watch)
-    members = {m for alerting in data.alerting.values() for m in alerting.members}
-    data.facts = load_check_facts(client, [*(n.id for n in checks), *sorted(members)])
+    return staged.run(client, notify_data_reads(client, checks, watch, now, also))
+
+
+def notify_data_reads(client: StrRedis, checks: Sequence[NotifiedCheck], watch: Callable[[list[str]], None] | None,
+                      now: int, also: staged.Reads[Any] | None = None) -> staged.Reads[NotifyData]:
+    """load_notify_data in steps: contacts (ids, then details, then rules, drops and alerting sets) together
+    with the checks' facts and `also`; then the facts of the checks the alerting sets name."""
+    people, facts, _ = yield from staged.together(_people(client, checks, watch, now),
+                                                check_facts_reads(n.id for n in checks), also or _nothing())
+    data: NotifyData = people
+    members = sorted({m for alerting in data.alerting.values() for m in alerting.members} - set(facts))
+    data.facts = {**facts, **(yield from check_facts_reads(members))}
     return data
 
 
-def _contact_ids(c: StrRedis, checks: Sequence[NotifiedCheck]) -> dict[str, list[str]]:
+def _nothing() -> staged.Reads[None]:
+    return None
+    yield  # a generator that reads nothing
+
+
+def _people(client: StrRedis, checks: Sequence[NotifiedCheck], watch: Callable[[list[str]], None] | None,
+            now: int) -> staged.Reads[NotifyData]:
+    """Contact ids and escalations, then contact details, then rules, drop keys and alerting sets."""
+    contact_ids, escalation = yield from staged.together(_contact_ids(checks),
+                                                         batch_reads(client, checks, now, watch))
+    data = NotifyData(contact_ids=contact_ids, escalation=escalation)
+    wanted = dict.fromkeys([*(cid for ids in data.contact_ids.values() for cid in ids), *data.escalation.contacts])
+    data.contacts = {d.contact.id: d for d in (yield from contact_details_reads(list(wanted)))}
+    for check_id, ids in data.contact_ids.items():
+        data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]
+    yield from _rules_drops_sets(checks, data, watch)
+    return data
+
+
+def _contact_ids(checks: Sequence[NotifiedCheck]) -> staged.Reads[dict[str, list[str]]]:
     """Contact ids per check: contacts_for:EID, contacts_for:ALL, contacts_for:EID:C (each sorted), deduplicated."""
     sets = [keys.contacts_for(keys.ALL_ENTITIES_ID)]
     for n in checks:
         if n.entity_id is not None:
             sets += [keys.contacts_for(n.entity_id), keys.contacts_for(n.entity_id, n.check)]
     sets = list(dict.fromkeys(sets))
-    p = c.pipeline(transaction=False)
-    for key in sets:
-        p.smembers(key)
-    members = {key: sorted(found) for key, found in zip(sets, p.execute(), strict=True)}
+
+    def queue(p: Any) -> None:
+        for key in sets:
+            p.smembers(key)
+
+    replies = yield staged.Step(queue)
+    members = {key: sorted(found) for key, found in zip(sets, replies, strict=True)}
     everyone = members[keys.contacts_for(keys.ALL_ENTITIES_ID)]
     found: dict[str, list[str]] = {}
     for n in checks:
@@ -108,9 +139,9 @@ def _contact_ids(c: StrRedis, checks: Sequence[NotifiedCheck]) -> dict[str, list
     return found
 
 
-def _load_rules_drops_sets(c: StrRedis, checks: Sequence[NotifiedCheck], data: NotifyData,
-                           watch: Callable[[list[str]], None] | None) -> None:
-    """Rules, drop keys and alerting sets in one round trip (for every medium of every contact: a superset)."""
+def _rules_drops_sets(checks: Sequence[NotifiedCheck], data: NotifyData,
+                      watch: Callable[[list[str]], None] | None) -> staged.Reads[None]:
+    """Rules, drop keys and alerting sets in one step (for every medium of every contact: a superset)."""
     rule_ids = list(dict.fromkeys(rid for d in data.contacts.values() for rid in d.rule_ids))
     drops = list(dict.fromkeys(_drop_candidates(checks, data)))
     pairs = [(cid, m.type) for cid, d in data.contacts.items() for m in d.media.values()
@@ -118,15 +149,17 @@ def _load_rules_drops_sets(c: StrRedis, checks: Sequence[NotifiedCheck], data: N
     if watch is not None and pairs:
         watch([k for cid, m in pairs
                for k in (keys.contact_alerting_checks(cid, m), keys.drop_rollup_alerts_for_contact(cid, m))])
-    p = c.pipeline(transaction=False)
-    for rid in rule_ids:
-        p.hgetall(keys.notification_rule(rid))
-    for i in range(0, len(drops), MGET_CHUNK):
-        p.mget(drops[i:i + MGET_CHUNK])
-    for cid, medium in pairs:
-        p.zrange(keys.contact_alerting_checks(cid, medium), 0, -1, withscores=True)
-        p.exists(keys.drop_rollup_alerts_for_contact(cid, medium))
-    replies = p.execute()
+
+    def queue(p: Any) -> None:
+        for rid in rule_ids:
+            p.hgetall(keys.notification_rule(rid))
+        for i in range(0, len(drops), MGET_CHUNK):
+            p.mget(drops[i:i + MGET_CHUNK])
+        for cid, medium in pairs:
+            p.zrange(keys.contact_alerting_checks(cid, medium), 0, -1, withscores=True)
+            p.exists(keys.drop_rollup_alerts_for_contact(cid, medium))
+
+    replies = yield staged.Step(queue)
     data.rules = {rid: rule_from_hash(rid, h) for rid, h in zip(rule_ids, replies, strict=False) if h}
     values = [v for chunk in replies[len(rule_ids):len(replies) - 2 * len(pairs)] for v in chunk]
     data.drops = {key for key, value in zip(drops, values, strict=True) if value is not None}

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import keys, scripts
-from .client import StrRedis, call_read_script, to_int
+from . import staged
+from .client import StrRedis, to_int
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -78,15 +79,22 @@ def load_alerting_sets(client: StrRedis, pairs: Sequence[tuple[str, str]]) -> di
 
 def load_check_facts(client: StrRedis, check_ids: Iterable[str]) -> dict[str, CheckFacts]:
     """CheckFacts of each check id in two round trips: entity ids, then one Lua call for the rest."""
+    return staged.run(client, check_facts_reads(check_ids))
+
+
+def check_facts_reads(check_ids: Iterable[str]) -> staged.Reads[dict[str, CheckFacts]]:
+    """load_check_facts in two steps (flapjack_py.store.staged): the entity ids name the contact sets read."""
     ids = list(dict.fromkeys(check_ids))
     if not ids:
         return {}
     entities = list(dict.fromkeys(keys.split_check_id(cid)[0] for cid in ids))
-    entity_ids = dict(zip(entities, client.hmget(keys.entity_ids_by_name(), entities), strict=True))
+    found = yield staged.Step(lambda p: p.hmget(keys.entity_ids_by_name(), entities))
+    entity_ids = dict(zip(entities, found[0], strict=True))
     chunks = [[keys.split_check_id(cid) for cid in ids[first:first + FACTS_CHUNK]]
               for first in range(0, len(ids), FACTS_CHUNK)]
     calls = [(_facts_keys(chunk, entity_ids), [check for _, check in chunk]) for chunk in chunks]
-    replies = [reply for replies in call_read_script(client, scripts.CHECK_FACTS, calls) for reply in replies]
+    per_call = yield from staged.script(scripts.CHECK_FACTS, calls)
+    replies = [reply for replies in per_call for reply in replies]
     return {cid: _facts(cid, reply) for cid, reply in zip(ids, replies, strict=True)}
 
 

@@ -24,7 +24,7 @@ class Recording:
         self.batches: list[list[tuple[str, str]]] = []
 
     def notify(self, requests: Sequence[NotifyRequest], changes: Mapping[str, Sequence[Any]] | None = None,
-               watch: Callable[[list[str]], None] | None = None) -> None:
+               watch: Callable[[list[str]], None] | None = None, reads: Any = None) -> None:
         self.batches.append([(r.notification.event_id, r.notification.state) for r in requests])
 
 
