@@ -73,6 +73,12 @@ def server_commands(client: Any) -> int:
     return int(client.info("stats")["total_commands_processed"])
 
 
+def command_stats(client: Any) -> dict[str, tuple[int, int]]:
+    """Command name -> (calls, usec) of the server now (INFO commandstats)."""
+    return {k.removeprefix("cmdstat_"): (int(v["calls"]), int(v["usec"]))
+            for k, v in client.info("commandstats").items()}
+
+
 class Feed:
     """Events of the latency population: ok events of steady checks, alternating critical/ok of flapping ones."""
 
@@ -96,9 +102,9 @@ class Feed:
 
 
 def measure(executive: Executive, client: Any, pid: int, feed: Feed, writes: Writes, size: int, notifying: bool,
-              batches: int, profiler: cProfile.Profile | None, show: bool = False) -> str:
-    cpu = rt = 0.0
-    redis_cpu, cmds = 0.0, server_commands(client)
+              batches: int, profiler: cProfile.Profile | None, show: bool = False, commands: bool = False) -> str:
+    cpu = rt = wall = 0.0
+    redis_cpu, cmds, stats = 0.0, server_commands(client), command_stats(client) if commands else {}
     for n in range(batches):
         events = [feed.notifying()] if notifying else []
         events += [feed.ok() for _ in range(size - len(events))]
@@ -107,10 +113,11 @@ def measure(executive: Executive, client: Any, pid: int, feed: Feed, writes: Wri
         writes.count, writes.on, writes.show = 0, True, show and n == batches - 1
         if profiler:
             profiler.enable()
-        started = time.thread_time()
+        started, clock = time.thread_time(), time.perf_counter()
         taken = executive.queue.take(size)
         executive._process_batch(taken)
         cpu += time.thread_time() - started
+        wall += time.perf_counter() - clock
         if profiler:
             profiler.disable()
         writes.on = False
@@ -118,9 +125,15 @@ def measure(executive: Executive, client: Any, pid: int, feed: Feed, writes: Wri
         assert len(taken) == size
         rt += writes.count
     cmds = server_commands(client) - cmds - 1 - batches  # the INFO and the LPUSHes
+    if commands:
+        for name, (calls, usec) in sorted(command_stats(client).items(), key=lambda kv: -kv[1][1]):
+            was = stats.get(name, (0, 0))
+            if calls > was[0]:
+                print(f"    {name:16} calls/batch={(calls - was[0]) / batches:6.2f} us/batch={(usec - was[1]) / batches:7.2f}")
     kind = "notifying" if notifying else "ok"
     return (f"{kind:9} size={size:2} round_trips={rt / batches:5.2f} redis_cmds={cmds / batches:6.1f} "
-            f"exec_cpu_us={cpu / batches * 1e6:7.0f} redis_cpu_us={redis_cpu / batches * 1e6:7.0f}")
+            f"exec_cpu_us={cpu / batches * 1e6:7.0f} redis_cpu_us={redis_cpu / batches * 1e6:7.0f} "
+            f"wall_us={wall / batches * 1e6:7.0f}")
 
 
 def main() -> None:
@@ -130,6 +143,9 @@ def main() -> None:
     parser.add_argument("--checks", type=int, default=1000)
     parser.add_argument("--profile")
     parser.add_argument("--aof", action="store_true")
+    parser.add_argument("--commands", action="store_true", help="Redis's own time per command (commandstats)")
+    parser.add_argument("--lines", type=int, default=40)
+    parser.add_argument("--profile-kind", choices=("ok", "notifying"), default="notifying")
     parser.add_argument("--show", action="store_true", help="print the commands of each round trip of a batch")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -147,11 +163,13 @@ def main() -> None:
             measure(executive, client, pid, feed, writes, 2, kind, 20, None, args.show)
         for size in sizes:
             for kind in (False, True):
-                profiler = cProfile.Profile() if args.profile and kind and size == sizes[-1] else None
-                print(measure(executive, client, pid, feed, writes, size, kind, args.batches, profiler), flush=True)
+                wanted = args.profile_kind == ("notifying" if kind else "ok")
+                profiler = cProfile.Profile() if args.profile and wanted and size == sizes[-1] else None
+                print(measure(executive, client, pid, feed, writes, size, kind, args.batches, profiler,
+                              commands=args.commands), flush=True)
                 if profiler and args.profile:
                     profiler.dump_stats(args.profile)
-                    pstats.Stats(args.profile).sort_stats("cumulative").print_stats(40)
+                    pstats.Stats(args.profile).sort_stats("cumulative").print_stats(args.lines)
 
 
 if __name__ == "__main__":
