@@ -17,7 +17,7 @@ from .heartbeat import Heartbeat
 from .store import maintenance_series
 from .store import metrics as metric_store
 from .store import staleness as stale_store
-from .store.alerts import trim_alert_indexes
+from .store.alerts import drop_old_alerts
 from .store.events import EventQueue, drop_stale_archive_keys, utc_hour
 from .store.samples import record_sample
 
@@ -100,12 +100,14 @@ class Housekeeping:
             log.info("put %d uncommitted events back on the queue", moved)
 
     def _hourly(self) -> None:
-        """When the UTC hour changes: forget expired archive lists, trim the alert indexes."""
+        """When the UTC hour changes: forget expired archive lists, drop alert history past its retention."""
         hour = utc_hour(time.time())
         if hour != self._hour:
             if self._hour:
                 drop_stale_archive_keys(self.client)
-                trim_alert_indexes(self.client, int(time.time()), self.cfg.alert_retention)
+                dropped = drop_old_alerts(self.client, int(time.time()), self.cfg.alert_retention)
+                if dropped:
+                    log.info("dropped %d alert records older than the alert retention", dropped)
             self._hour = hour
 
     def _materialise_series(self) -> None:

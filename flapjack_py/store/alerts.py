@@ -17,6 +17,9 @@ from .writes import Writes
 
 log = logging.getLogger(__name__)
 
+DROP_CHUNK = 1000
+"""Alert records deleted per round trip by drop_old_alerts."""
+
 RECORD_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup",
                  "state", "subject", "body", "status")
 """Fields of alert:ID written when the alert is recorded."""
@@ -43,11 +46,15 @@ def to_record(alert: Mapping[str, Any]) -> dict[str, str]:
 
 
 def add_alert(pipe: Writes, alert: Mapping[str, Any], retention: int) -> None:
-    """Record `alert` (with `status` set) and index it; every key expires after `retention` s."""
+    """Record `alert` (with `status` set) and index it.
+
+    The record has no TTL of its own (one command fewer per alert in a storm's commit): the executive's
+    hourly `drop_old_alerts` deletes records older than `retention` with their index entries; the
+    by-day index expires a day after its last alert's retention.
+    """
     alert_id, ts = alert["id"], int(alert["timestamp"])
     entity, check = keys.split_check_id(alert["check"])
     pipe.hset(keys.alert(alert_id), mapping=to_record(alert))
-    pipe.expire(keys.alert(alert_id), retention)
     day = _utc_day(ts)
     for index in (keys.alerts(), keys.alerts_by_contact(alert["contact"]),
                   keys.alerts_by_contact(alert["contact"], alert["media"]),
@@ -61,6 +68,23 @@ def add_alert(pipe: Writes, alert: Mapping[str, Any], retention: int) -> None:
 def _utc_day(ts: int) -> str:
     """YYYYMMDD of a unix time in UTC (a storm records thousands of alerts in the same second)."""
     return datetime.fromtimestamp(ts, UTC).strftime("%Y%m%d")
+
+
+def drop_old_alerts(client: StrRedis, now: int, retention: int) -> int:
+    """Delete the alert records older than `retention` s with their index entries; return how many went.
+
+    Their rq jobs are left alone (a job still queued finds no record, as for a record gone by TTL before;
+    `flapjack purge alerts` also takes those off their queues).
+    """
+    cutoff, deleted = now - retention, 0
+    while ids := client.zrangebyscore(keys.alerts(), "-inf", cutoff, start=0, num=DROP_CHUNK):
+        pipe = client.pipeline(transaction=False)
+        pipe.delete(*(keys.alert(alert_id) for alert_id in ids))
+        pipe.zrem(keys.alerts(), *ids)
+        pipe.execute()
+        deleted += len(ids)
+    trim_alert_indexes(client, now, retention)
+    return deleted
 
 
 def trim_alert_indexes(client: StrRedis, now: int, retention: int) -> None:
