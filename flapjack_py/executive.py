@@ -34,6 +34,7 @@ from .housekeeping import Housekeeping
 from .notify_request import Notifying, write_notify_log
 from .store import checks as check_store
 from .store import metrics as metric_store
+from .store import multi
 from .store import tags as tag_store
 from .store.client import Clients, load_scripts
 from .store.events import EventQueue, Taken
@@ -321,7 +322,7 @@ class Executive:
         self.queue.touch_instance(pipe)
         self.queue.commit(pipe, [writes.claim for writes in pending])
         try:
-            results = pipe.execute(raise_on_error=False)
+            results = multi.execute(pipe)
         except redis.WatchError:
             if self.queue.in_flight_count() == batch.in_flight:
                 raise _SharedChanged() from None  # only a contact's rollup state moved (see _notify_and_commit)
