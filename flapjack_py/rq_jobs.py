@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 import zlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import chain
 from typing import Any
 
 from rq import Queue
@@ -39,13 +39,14 @@ class TemplateMismatch(RuntimeError):
 
 @dataclass(frozen=True)
 class PreparedJob:
-    """One alert's rq job: its queue, id and hash fields (without the times stamped at commit)."""
+    """One alert's rq job: its queue, id and hash fields (without the times stamped at commit), as the
+    field, value, field, value... arguments of its HSET."""
 
     queue_key: str
     queues_key: str
     job_id: str
     key: str
-    fields: Mapping[str, Any]
+    fields: tuple[Any, ...]
 
 
 class JobTemplate:
@@ -57,12 +58,13 @@ class JobTemplate:
         self.func_name, self.serializer = sample.func, queue.serializer
         self.queue_key, self.queues_key = queue.key, queue.redis_queues_keys
         self.fields = _job_hash(recorder.calls, queue, Job.key_for(sample.job_id or ""), sample.job_id or "")
+        self._pairs = tuple(chain.from_iterable(self.fields.items()))
 
     def prepare(self, job_id: str, args: tuple[Any, ...], description: str) -> PreparedJob:
         """The job of `func(*args)` with id `job_id`, as rq would write it."""
         data = stored(self.serializer.dumps((self.func_name, None, args, {})))
-        fields = {**self.fields, "data": data, "description": description}
-        return PreparedJob(self.queue_key, self.queues_key, job_id, Job.key_for(job_id), fields)
+        return PreparedJob(self.queue_key, self.queues_key, job_id, Job.key_for(job_id),
+                           (*self._pairs, "data", data, "description", description))
 
 
 def stored(data: bytes) -> bytes:
