@@ -144,6 +144,7 @@ def main() -> None:
     parser.add_argument("--profile")
     parser.add_argument("--aof", action="store_true")
     parser.add_argument("--commands", action="store_true", help="Redis's own time per command (commandstats)")
+    parser.add_argument("--kinds", default="ok,notifying", help="ok, notifying or both (comma-separated)")
     parser.add_argument("--lines", type=int, default=40)
     parser.add_argument("--profile-kind", choices=("ok", "notifying"), default="notifying")
     parser.add_argument("--show", action="store_true", help="print the commands of each round trip of a batch")
@@ -162,9 +163,9 @@ def main() -> None:
         for kind in (False, True):  # warm both paths
             measure(executive, client, pid, feed, writes, 2, kind, 20, None, args.show)
         for size in sizes:
-            for kind in (False, True):
+            for kind in [k == "notifying" for k in args.kinds.split(",")]:
                 wanted = args.profile_kind == ("notifying" if kind else "ok")
-                profiler = cProfile.Profile() if args.profile and wanted and size == sizes[-1] else None
+                profiler = cProfile.Profile(time.thread_time) if args.profile and wanted and size == sizes[-1] else None
                 print(measure(executive, client, pid, feed, writes, size, kind, args.batches, profiler,
                               commands=args.commands), flush=True)
                 if profiler and args.profile:

@@ -7,6 +7,7 @@ threshold, and the facts of every check those sets (or the batch) name.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ DropKeys = tuple[str, str, str, str]
 
 MGET_CHUNK = 5000
 """Drop keys per MGET (keeps each command's reply small enough not to stall Redis)."""
+RULES_PARSED = 4096
+"""Parsed notification rules kept by the content they were parsed from."""
 
 
 @dataclass(frozen=True)
@@ -160,12 +163,20 @@ def _rules_drops_sets(checks: Sequence[NotifiedCheck], data: NotifyData,
             p.exists(keys.drop_rollup_alerts_for_contact(cid, medium))
 
     replies = yield staged.Step(queue)
-    data.rules = {rid: rule_from_hash(rid, h) for rid, h in zip(rule_ids, replies, strict=False) if h}
+    data.rules = {rid: _rule(rid, tuple(h.items())) for rid, h in zip(rule_ids, replies, strict=False) if h}
     values = [v for chunk in replies[len(rule_ids):len(replies) - 2 * len(pairs)] for v in chunk]
     data.drops = {key for key, value in zip(drops, values, strict=True) if value is not None}
     sets = replies[len(replies) - 2 * len(pairs):]
     data.alerting = {pair: AlertingSet(members=dict(sets[2 * i]), drop_rollup=bool(sets[2 * i + 1]))
                      for i, pair in enumerate(pairs)}
+
+
+@functools.lru_cache(maxsize=RULES_PARSED)
+def _rule(rule_id: str, stored: tuple[tuple[str, str], ...]) -> NotificationRule:
+    """A rule parsed from its hash as read (its JSON lists parsed once per content, not once per batch).
+
+    The rule is frozen and nothing changes its lists; a rule whose hash changed is a new key here."""
+    return rule_from_hash(rule_id, dict(stored))
 
 
 def _drop_candidates(checks: Sequence[NotifiedCheck], data: NotifyData) -> Iterable[str]:

@@ -5,6 +5,7 @@ the notifier's batch read and a notifying batch in the fewest round trips their 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import redis
 from flapjack_py import scripts
 from flapjack_py.bench.workload import add_contacts, executive_config, make_event
 from flapjack_py.executive import Executive
+from flapjack_py.store import rules as rule_store
 from flapjack_py.store import staged
 from flapjack_py.store.client import Clients, StrRedis, load_scripts, script_sha
 from flapjack_py.store.notify_data import NotifiedCheck, load_notify_data
@@ -127,3 +129,16 @@ def test_a_notifying_batch_takes_six_round_trips(real_clients: Clients, monkeypa
     assert len(sent.writes) == 6, sent.writes
     assert sent.writes[-1][0] == "MULTI"
     assert sum(real_s.llen(f"rq:queue:{medium}") for medium in ("email", "sms")) == 18  # 3 contacts x 2 media x 3
+
+
+def test_a_rule_changed_between_batches_is_read_as_changed(real_s: StrRedis) -> None:
+    """Rules are parsed once per stored content (notify_data._rule): a changed hash is a new rule."""
+    contacts = add_contacts(real_s, 1)
+    load_scripts(real_s, [scripts.CHECK_FACTS])
+    checks = [NotifiedCheck("web", None, "http", "critical")]
+    (rule_id, before), = load_notify_data(real_s, checks).rules.items()
+    assert before.critical_media == ["email", "sms"]
+    rule_store.save_rule(real_s, replace(before, critical_media=["sms"]))
+    after = load_notify_data(real_s, checks).rules[rule_id]
+    assert after.critical_media == ["sms"] and after.contact_id == contacts[0]
+    assert load_notify_data(real_s, checks).rules[rule_id] is after  # parsed once for the same content
