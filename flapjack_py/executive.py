@@ -44,7 +44,7 @@ from .wiring import default_notifier
 
 log = logging.getLogger(__name__)
 
-HOT_SCRIPTS = (scripts.TAKE_EVENTS, scripts.LOAD_SNAPSHOTS, scripts.CHECK_FACTS)
+HOT_SCRIPTS = (scripts.TAKE_EVENTS, scripts.LOAD_SNAPSHOTS, scripts.CHECK_FACTS, scripts.CONTACT_DETAILS)
 """Lua every batch (or notifying batch) calls by EVALSHA: loaded at boot, not by the first batch's NOSCRIPT."""
 MAX_NOTIFY_ATTEMPTS = 10  # decisions redone when other executives change a contact's rollup state; the last unwatched
 

@@ -229,6 +229,20 @@ end
 return out
 """
 
+CONTACT_DETAILS = """
+-- KEYS: per contact 6 keys: contact hash, contact_media hash, contact_media_intervals hash,
+--   contact_media_rollup_thresholds hash, contact_tz, contact_notification_rules set
+-- Returns per contact {contact fields and values, media, intervals, thresholds (each HGETALL's flat array),
+-- timezone or false, rule ids}: the notifier's contact reads in one call (one reply, not six per contact).
+local out = {}
+for k = 1, #KEYS, 6 do
+  out[#out + 1] = {redis.call('HGETALL', KEYS[k]), redis.call('HGETALL', KEYS[k + 1]),
+                   redis.call('HGETALL', KEYS[k + 2]), redis.call('HGETALL', KEYS[k + 3]),
+                   redis.call('GET', KEYS[k + 4]), redis.call('SMEMBERS', KEYS[k + 5])}
+end
+return out
+"""
+
 CHECK_FACTS = """
 -- KEYS[1] contacts_for:ALL, then per check 6 keys: check hash, current_checks:E, scheduled in-force key,
 --   unscheduled in-force key, contacts_for:EID, contacts_for:EID:C

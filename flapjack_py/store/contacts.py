@@ -18,7 +18,7 @@ from typing import Any
 
 import redis
 
-from .. import keys
+from .. import keys, scripts
 from ..errors import AlreadyExists, NotFound, ValidationError
 from ..rules import general_rule
 from ..time_restrictions import is_valid_zone
@@ -31,6 +31,8 @@ from .rules import save_rule
 log = logging.getLogger(__name__)
 
 CONTACT_FIELDS = ("first_name", "last_name", "email")
+CONTACTS_CHUNK = 100
+"""Contacts per CONTACT_DETAILS call (bounds how long one call holds Redis)."""
 """Fields of the contact:ID hash."""
 
 
@@ -216,27 +218,32 @@ def load_contact_details(client: StrRedis, contact_ids: Sequence[str]) -> list[C
 
 
 def contact_details_reads(contact_ids: Sequence[str]) -> staged.Reads[list[ContactDetails]]:
-    """load_contact_details as one step (flapjack_py.store.staged)."""
+    """load_contact_details as one step (flapjack_py.store.staged): one CONTACT_DETAILS call per
+    CONTACTS_CHUNK contacts."""
     ids = list(dict.fromkeys(contact_ids))
-
-    def queue(p: Any) -> None:
-        for cid in ids:
-            for key in (keys.contact(cid), keys.contact_media(cid), keys.contact_media_intervals(cid),
-                        keys.contact_media_rollup_thresholds(cid)):
-                p.hgetall(key)
-            p.get(keys.contact_tz(cid))
-            p.smembers(keys.contact_notification_rules(cid))
-
-    replies = (yield staged.Step(queue)) if ids else []
+    calls: list[tuple[list[str], list[str]]] = [([key for cid in ids[first:first + CONTACTS_CHUNK] for key in _details_keys(cid)], [])
+             for first in range(0, len(ids), CONTACTS_CHUNK)]
+    per_call = (yield from staged.script(scripts.CONTACT_DETAILS, calls)) if ids else []
+    replies = [reply for replies in per_call for reply in replies]
     found = []
-    for i, cid in enumerate(ids):
-        data, media, intervals, thresholds, tz, rules = replies[6 * i:6 * i + 6]
-        if "first_name" not in data:
+    for cid, (data, media, intervals, thresholds, tz, rules) in zip(ids, replies, strict=True):
+        fields = _pairs(data)
+        if "first_name" not in fields:
             continue
-        found.append(ContactDetails(contact=_contact_from(cid, data, tz),
-                                    media=media_from(cid, media, intervals, thresholds),
+        found.append(ContactDetails(contact=_contact_from(cid, fields, tz),
+                                    media=media_from(cid, _pairs(media), _pairs(intervals), _pairs(thresholds)),
                                     rule_ids=tuple(sorted(rules))))
     return found
+
+
+def _details_keys(cid: str) -> tuple[str, ...]:
+    return (keys.contact(cid), keys.contact_media(cid), keys.contact_media_intervals(cid),
+            keys.contact_media_rollup_thresholds(cid), keys.contact_tz(cid), keys.contact_notification_rules(cid))
+
+
+def _pairs(flat: list[str]) -> dict[str, str]:
+    """An HGETALL's flat field, value array as a dict."""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
 # --- private helpers -----------------------------------------------------

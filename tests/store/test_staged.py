@@ -104,7 +104,7 @@ def test_a_script_the_server_forgot_is_loaded_and_called_again_the_others_waitin
 def test_the_notifier_reads_a_batch_in_three_round_trips_with_the_callers_reads(
         real_s: StrRedis, monkeypatch: pytest.MonkeyPatch) -> None:
     contacts = add_contacts(real_s)
-    load_scripts(real_s, [scripts.CHECK_FACTS])  # as the executive does at boot
+    load_scripts(real_s, [scripts.CHECK_FACTS, scripts.CONTACT_DETAILS])  # as the executive does at boot
     real_s.set("mine", "1")
     checks = [NotifiedCheck("web", None, "http", "critical"), NotifiedCheck("db", None, "disk", "critical")]
     sent = Sent(monkeypatch)
@@ -134,7 +134,7 @@ def test_a_notifying_batch_takes_six_round_trips(real_clients: Clients, monkeypa
 def test_a_rule_changed_between_batches_is_read_as_changed(real_s: StrRedis) -> None:
     """Rules are parsed once per stored content (notify_data._rule): a changed hash is a new rule."""
     contacts = add_contacts(real_s, 1)
-    load_scripts(real_s, [scripts.CHECK_FACTS])
+    load_scripts(real_s, [scripts.CHECK_FACTS, scripts.CONTACT_DETAILS])
     checks = [NotifiedCheck("web", None, "http", "critical")]
     (rule_id, before), = load_notify_data(real_s, checks).rules.items()
     assert before.critical_media == ["email", "sms"]
