@@ -64,6 +64,7 @@ def run_latency(ctx: Context) -> LatencyResult:
     executive = _start_executive(ctx)
     try:
         _wait_ready(ctx, pop, executive)
+        ctx.target.compact()
         counted, jobs = bench_store.events_counted(ctx.target.client), bench_store.count_jobs(ctx.target.raw, MEDIA)
         feed = ctx.feeder.call("feed", url=ctx.target.url, entities=pop.entities, flap_every=pop.flap_every,
                                rate=ctx.options.rate, seconds=ctx.options.latency_seconds)

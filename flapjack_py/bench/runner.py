@@ -104,6 +104,7 @@ def _run_scenarios(ctx: Context, progress: Emit) -> dict[str, Any]:
 
 def _sample(ctx: Context, reference: Reference) -> None:
     ops, jobs = ctx.options.reference_size
+    ctx.target.compact()
     reply = ctx.probe.call("reference", url=ctx.target.url, ops=ops, jobs=jobs)
     reference.samples.append(Sample(**reply))
 

@@ -7,6 +7,7 @@ The bench never flushes: it deletes only keys that did not exist when it started
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ class ServerStats:
     commands: int  # total_commands_processed
     cpu_s: float  # used_cpu_user + used_cpu_sys of the server process
     used_memory: int  # bytes
+    forks: int = 0  # total_forks: AOF rewrites and RDB saves since the server started
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,23 @@ def server_stats(client: StrRedis) -> ServerStats:
     """Commands processed, CPU seconds and used memory of the server now."""
     info = cast(dict[str, Any], client.info())
     cpu = float(info.get("used_cpu_user", 0)) + float(info.get("used_cpu_sys", 0))
-    return ServerStats(int(info["total_commands_processed"]), cpu, int(info["used_memory"]))
+    return ServerStats(int(info["total_commands_processed"]), cpu, int(info["used_memory"]),
+                       int(info.get("total_forks", 0)))
+
+
+def rewrite_aof(client: StrRedis, timeout: float = 120.0) -> bool:
+    """BGREWRITEAOF and wait until no rewrite is running or scheduled; False if it did not end in `timeout`."""
+    try:
+        client.bgrewriteaof()
+    except redis.ResponseError as exc:  # one already running (or scheduled after an RDB save): wait for it
+        log.debug("BGREWRITEAOF: %s", exc)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = cast(dict[str, Any], client.info("persistence"))
+        if not int(info.get("aof_rewrite_in_progress", 0)) and not int(info.get("aof_rewrite_scheduled", 0)):
+            return True
+        time.sleep(0.02)
+    return False
 
 
 MEMORY_PARTS = ("used_memory", "used_memory_dataset", "used_memory_overhead", "used_memory_startup",
