@@ -39,14 +39,22 @@ class TemplateMismatch(RuntimeError):
 
 @dataclass(frozen=True)
 class PreparedJob:
-    """One alert's rq job: its queue, id and hash fields (without the times stamped at commit), as the
-    field, value, field, value... arguments of its HSET."""
+    """One alert's rq job: its queue, id and hash fields (without the times stamped at commit): `shared`,
+    the field, value, field, value... its template writes for every job (one tuple for all of them), then
+    its own `data` and `description`."""
 
     queue_key: str
     queues_key: str
     job_id: str
     key: str
-    fields: tuple[Any, ...]
+    shared: tuple[Any, ...]
+    data: bytes
+    description: str
+
+    @property
+    def fields(self) -> tuple[Any, ...]:
+        """All its hash fields, as the field, value... arguments of its HSET."""
+        return (*self.shared, "data", self.data, "description", self.description)
 
 
 class JobTemplate:
@@ -63,8 +71,8 @@ class JobTemplate:
     def prepare(self, job_id: str, args: tuple[Any, ...], description: str) -> PreparedJob:
         """The job of `func(*args)` with id `job_id`, as rq would write it."""
         data = stored(self.serializer.dumps((self.func_name, None, args, {})))
-        return PreparedJob(self.queue_key, self.queues_key, job_id, Job.key_for(job_id),
-                           (*self._pairs, "data", data, "description", description))
+        return PreparedJob(self.queue_key, self.queues_key, job_id, Job.key_for(job_id), self._pairs, data,
+                           description)
 
 
 def stored(data: bytes) -> bytes:

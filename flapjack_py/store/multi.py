@@ -4,7 +4,8 @@ redis-py's transaction pipeline reads each command's `QUEUED` reply through four
 runs a response callback per result; a storm batch queues 5-6 commands per alert, so that reading
 cost about as much as packing them. Here the queued commands are packed by hiredis as redis-py has
 them packed, sent in one write, and the replies taken from the same hiredis reader redis-py uses,
-in one loop. The outcome is redis-py's `execute(raise_on_error=False)`
+in one loop; a command queued with `queue_packed` is sent as its caller packed it. The outcome is
+redis-py's `execute(raise_on_error=False)`
 but for the callbacks (results come back as Redis sent them): a changed WATCHed key, or a lost
 connection, raises WatchError, a command refused while queueing aborts the transaction with its
 error, a command failing inside EXEC is its result.
@@ -23,6 +24,39 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import DataError, ExecAbortError, ResponseError, TimeoutError, WatchError
 
 log = logging.getLogger(__name__)
+
+
+class Packed(tuple):  # type: ignore[type-arg]
+    """A queued command's arguments with their protocol form made ahead by the caller (`packed`, what
+    hiredis's `pack_command` makes of them): `execute` sends that; redis-py, when it runs the pipeline,
+    packs the arguments as it does any command's."""
+
+    packed: bytes
+
+
+def queue_packed(pipe: Any, args: tuple[Any, ...], packed: bytes) -> None:
+    """Queue the command `args` on `pipe` (a MULTI pipeline), to be sent as `packed` (`pack_command(args)`,
+    made by the caller from parts it packs once for many commands) when `execute` runs it."""
+    if pipe.watching and not pipe.explicit_transaction:  # redis-py would run it now: no MULTI yet
+        pipe.execute_command(*args)
+        return
+    command = Packed(args)
+    command.packed = packed
+    pipe.command_stack.append((command, {}))
+
+
+def bulk(value: str | bytes) -> bytes:
+    """One argument in Redis's protocol (a bulk string, str as UTF-8), as `pack_command` packs it."""
+    data = value.encode() if isinstance(value, str) else value
+    return b"$%d\r\n%b\r\n" % (len(data), data)
+
+
+def bulks(values: tuple[Any, ...]) -> bytes:
+    """Arguments in Redis's protocol as `pack_command` packs them, without a command's count header."""
+    if not values:
+        return b""
+    packed: bytes = pack_command(values)
+    return packed[packed.index(b"\n") + 1:]
 
 
 def execute(pipe: Any) -> list[Any]:
@@ -56,13 +90,15 @@ def execute(pipe: Any) -> list[Any]:
 
 def _packed(conn: Any, commands: list[tuple[Any, ...]]) -> list[Any]:
     """The commands in Redis's protocol, in chunks to send, as the connection packs them: with hiredis,
-    command by command (as its packer does, without its per-command wrapping and chunking)."""
+    command by command (as its packer does, without its per-command wrapping and chunking); a `Packed`
+    command as its caller packed it."""
     names = {command[0] for command in commands}
     if not isinstance(conn._command_packer, HiredisRespSerializer) or any(
             (" " if isinstance(name, str) else b" ") in name for name in names):
         return list(conn.pack_commands(commands))
     try:
-        return [b"".join([pack_command(command) for command in commands])]
+        return [b"".join([command.packed if type(command) is Packed else pack_command(command)
+                          for command in commands])]
     except TypeError as exc:
         raise DataError(exc) from exc
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import redis
+from hiredis import pack_command
 
 from flapjack_py.store import multi
 from flapjack_py.store.client import StrRedis
@@ -104,3 +105,15 @@ def test_packed_as_redis_py_packs_commands(real_s: StrRedis) -> None:
         multi.execute(pipe)
     pipe.reset()
     assert real_s.get("k") is None and real_s.get("n") == "1.5"
+
+
+def test_a_packed_command_is_sent_as_its_caller_packed_it(real_s: StrRedis) -> None:
+    """queue_packed: `execute` sends the caller's packing; redis-py, running a pipeline itself, the arguments."""
+    pipe = watched(real_s, "guard")
+    multi.queue_packed(pipe, ("SET", "k", "from-args"), pack_command(("SET", "k", "from-packed")))
+    assert multi.execute(pipe) == ["OK"]
+    pipe.reset()
+    assert real_s.get("k") == "from-packed"
+    pipe = real_s.pipeline(transaction=True)  # no connection of its own: redis-py runs it
+    multi.queue_packed(pipe, ("SET", "k", "from-args"), pack_command(("SET", "k", "from-packed")))
+    assert multi.execute(pipe) == [True] and real_s.get("k") == "from-args"

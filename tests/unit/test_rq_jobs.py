@@ -7,12 +7,14 @@ import zlib
 import fakeredis
 import pytest
 import redis
+from hiredis import pack_command
 from rq import Queue, SimpleWorker
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from flapjack_py import delivery
 from flapjack_py.rq_jobs import JobTemplate, TemplateMismatch, stamp, stored
+from flapjack_py.store import multi
 from flapjack_py.store.jobs import write_jobs
 
 RECORD = {"id": "a1b2", "media": "email", "contact": "ada", "address": "ada@example.com", "summary": "disk full",
@@ -72,14 +74,31 @@ def test_job_data_is_a_zlib_stream(size: int) -> None:
     assert len(stored(data)) <= size + 11 + 5 * (size // 4_000)
 
 
-def test_an_rq_worker_runs_prepared_jobs(real_r: redis.Redis) -> None:
-    """rq's own SimpleWorker takes a prepared job off the queue and runs it to finished (rq reads its data)."""
+def test_each_job_is_sent_as_hiredis_packs_its_hset() -> None:
+    """The HSET write_jobs packs itself from parts (shared fields once per commit) is byte for byte what
+    hiredis makes of its arguments: non-ASCII text counted in UTF-8 bytes, data bytes as they are."""
+    r = fakeredis.FakeRedis()
+    records = [dict(RECORD, id="zoë-1", contact="zoë", body="ünïcode ✓"), dict(RECORD, id="a", media="sms")]
+    with r.pipeline() as pipe:
+        delivery.enqueue_jobs(r, pipe, [delivery.JobData(str(r_["media"]), r_, (2, (5, 9))) for r_ in records])
+        sent = [command for command, _ in pipe.command_stack if type(command) is multi.Packed]
+        assert len(sent) == 2 and all(command.packed == pack_command(tuple(command)) for command in sent)
+        assert b"description" in sent[0].packed and "deliver alert zoë-1" in sent[0][-5]
+
+
+@pytest.mark.parametrize("commit", ["redis-py", "multi"])
+def test_an_rq_worker_runs_prepared_jobs(real_r: redis.Redis, commit: str) -> None:
+    """rq's own SimpleWorker takes a prepared job off the queue and runs it to finished (rq reads its data),
+    written by redis-py's transaction or sent as packed by the executive's commit (store.multi)."""
     queue = Queue("email", connection=real_r, serializer=JSONSerializer)
     template = JobTemplate(queue, Queue.prepare_data("builtins.len", args=({},), job_id="sample"))
     records = [dict(RECORD, id=f"j{n}", body="x" * n) for n in (10, 5_000)]
     with real_r.pipeline() as pipe:
+        if commit == "multi":
+            pipe.watch("guard")
+            pipe.multi()
         write_jobs(pipe, [template.prepare(r["id"], (r,), f"job {r['id']}") for r in records], stamp())
-        pipe.execute()
+        multi.execute(pipe) if commit == "multi" else pipe.execute()
     assert SimpleWorker([queue], connection=real_r, serializer=JSONSerializer).work(burst=True)
     for record in records:
         job = Job.fetch(record["id"], connection=real_r, serializer=JSONSerializer)
