@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flapjack_py.store.client import StrRedis
 from flapjack_py.store.writes import WriteBuffer
 
 
@@ -42,3 +43,16 @@ def test_merged_writes_never_change_the_buffers_merged() -> None:
     assert merged.lists == {"l": [1, 2]} and merged.incrs == {"c": {"n": 3}}
     assert first.hashes == {"h": {"a": 1}} and first.zsets == {"z": {"m": 1}}  # replayed again if the MULTI fails
     assert first.lists == {"l": [1]} and first.incrs == {"c": {"n": 1}}
+
+
+def test_replayed_writes_set_values_and_ttls(s: StrRedis) -> None:
+    writes = WriteBuffer()
+    writes.set("plain", "1")
+    writes.set("timed", "d", ex=60)
+    writes.hset("h", mapping={"a": "1"})
+    writes.zadd("z", {"m": 2})
+    with s.pipeline(transaction=True) as pipe:
+        writes.replay(pipe)
+        pipe.execute()
+    assert s.mget("plain", "timed") == ["1", "d"] and s.ttl("plain") == -1 and s.ttl("timed") == 60
+    assert s.hgetall("h") == {"a": "1"} and s.zscore("z", "m") == 2
