@@ -3,8 +3,6 @@ read-only Lua called by EVALSHA without SCRIPT EXISTS (store/guard.py, store/cli
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 import redis
 
@@ -12,33 +10,9 @@ from flapjack_py import scripts
 from flapjack_py.store import checks as check_store
 from flapjack_py.store.client import StrRedis, call_read_script, load_scripts, script_sha
 from flapjack_py.store.guard import watch_list
+from tests.sent import Sent
 
 pytestmark = pytest.mark.real
-
-
-class Sent:
-    """Counts the writes (round trips) and the commands a client's connections send."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.writes: list[list[str]] = []
-        original = redis.connection.AbstractConnection.send_packed_command
-
-        def send(conn: Any, command: Any, check_health: bool = True) -> None:
-            data = b"".join(bytes(c) for c in command) if isinstance(command, list) else bytes(command)
-            self.writes.append(command_names(data))
-            original(conn, command, check_health)
-
-        monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", send)
-
-
-def command_names(data: bytes) -> list[str]:
-    """The command names in packed RESP commands."""
-    names, lines = [], iter(data.split(b"\r\n"))
-    for line in lines:
-        if line.startswith(b"*"):
-            args = [next(lines) and next(lines) for _ in range(int(line[1:]))]  # skip each $len, keep the bulk
-            names.append(args[0].decode())
-    return names
 
 
 def test_the_guard_watches_and_reads_in_one_round_trip_and_exec_fails_when_the_list_moves(

@@ -18,32 +18,9 @@ from flapjack_py.store import rules as rule_store
 from flapjack_py.store import staged
 from flapjack_py.store.client import Clients, StrRedis, load_scripts, script_sha
 from flapjack_py.store.notify_data import NotifiedCheck, load_notify_data
+from tests.sent import Sent
 
 pytestmark = pytest.mark.real
-
-
-class Sent:
-    """The command names of each write (round trip) the client's connections send."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.writes: list[list[str]] = []
-        original = redis.connection.AbstractConnection.send_packed_command
-
-        def send(conn: Any, command: Any, check_health: bool = True) -> None:
-            data = b"".join(bytes(c) for c in command) if isinstance(command, list) else bytes(command)
-            self.writes.append(_names(data))
-            original(conn, command, check_health)
-
-        monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", send)
-
-
-def _names(data: bytes) -> list[str]:
-    names, lines = [], iter(data.split(b"\r\n"))
-    for line in lines:
-        if line.startswith(b"*"):
-            args = [next(lines) and next(lines) for _ in range(int(line[1:]))]
-            names.append(args[0].decode())
-    return names
 
 
 def chain(*keys: str) -> staged.Reads[list[Any]]:
