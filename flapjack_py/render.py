@@ -98,10 +98,9 @@ def _render_part(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], se
                  shared: SharedTexts) -> str:
     """Render one of an alert's templates with the variables it reads (all when not known)."""
     if part.read is None:
-        context = _shared_context(alert, key, settings, shared)
-    else:
-        context = _read_context(alert, part, key, settings, shared)
-    text = _render(part.medium, part.name, context, settings)
+        text = _render(part.medium, part.name, _shared_context(alert, key, settings, shared), settings)
+    else:  # the variables it reads only: nothing for _render to pick
+        text = _render(part.medium, part.name, _read_context(alert, part, key, settings, shared), settings, picked=True)
     return truncate(text, SNS_SUBJECT_MAX) if part.truncate else text
 
 
@@ -139,9 +138,7 @@ def _shared_context(alert: Mapping[str, Any], key: tuple[str, str], settings: Ma
 def _set_per_contact(context: dict[str, Any], alert: Mapping[str, Any], read: frozenset[str] | None = None) -> None:
     """Set in `context` the alert's medium and per-contact fields, and the variables computed from them
     (only those in `read`, unless None)."""
-    for name in ("media", *PER_CONTACT_FIELDS):
-        if read is not None and name not in read:
-            continue
+    for name in _copied_fields(read):
         if name in alert:
             context[name] = alert[name]
         else:
@@ -149,6 +146,12 @@ def _set_per_contact(context: dict[str, Any], alert: Mapping[str, Any], read: fr
     for name, value in _per_contact_variables(alert).items():
         if read is None or name in read:
             context[name] = value
+
+
+@functools.lru_cache(maxsize=256)
+def _copied_fields(read: frozenset[str] | None) -> tuple[str, ...]:
+    """The medium and per-contact fields a template reading `read` (None: any) sees as they are."""
+    return tuple(name for name in ("media", *PER_CONTACT_FIELDS) if read is None or name in read)
 
 
 @functools.lru_cache(maxsize=256)
@@ -180,9 +183,11 @@ def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Co
     return _render(medium, name, alert_context(alert, settings), settings)
 
 
-def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mapping[str, Any],
+            picked: bool = False) -> str:
+    """Render with the context's variables the template reads (`picked`: the context holds only those)."""
     override = override_key(settings.get("templates"))
-    read = _variables(medium, name, override)
+    read = None if picked else _variables(medium, name, override)
     text = template(medium, override, name).render(context if read is None else
                                                    {k: context[k] for k in read if k in context})
     if medium != "email" or "subject" in name:

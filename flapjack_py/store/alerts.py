@@ -38,10 +38,15 @@ class AlertStatus:
 
 def to_record(alert: Mapping[str, Any]) -> dict[str, str]:
     """The alert:ID hash fields of an alert payload (None -> ''), and its `error` when it has one."""
-    record = {f: "" if (value := alert.get(f)) is None else str(value) for f in RECORD_FIELDS}
+    record = {}
+    for name in RECORD_FIELDS:  # a loop and no str() of a str: a fifth fewer instructions than a comprehension
+        value = alert.get(name)
+        record[name] = value if type(value) is str else "" if value is None else str(value)
     if alert.get("error"):
         record["error"] = str(alert["error"])
-    record.update({f: str(alert[f]) for f in OPTIONAL_FIELDS if alert.get(f) is not None})
+    for name in OPTIONAL_FIELDS:
+        if alert.get(name) is not None:
+            record[name] = str(alert[name])
     return record
 
 
@@ -52,16 +57,18 @@ def add_alert(pipe: Writes, alert: Mapping[str, Any], retention: int) -> None:
     hourly `drop_old_alerts` deletes records older than `retention` with their index entries; the
     by-day index expires a day after its last alert's retention.
     """
-    alert_id, ts = alert["id"], int(alert["timestamp"])
+    alert_id, ts, contact, medium = alert["id"], int(alert["timestamp"]), alert["contact"], alert["media"]
     entity, check = keys.split_check_id(alert["check"])
     pipe.hset(keys.alert(alert_id), mapping=to_record(alert))
-    day = _utc_day(ts)
-    for index in (keys.alerts(), keys.alerts_by_contact(alert["contact"]),
-                  keys.alerts_by_contact(alert["contact"], alert["media"]),
-                  keys.alerts_by_check(entity, check), keys.alerts_by_time(day)):
-        pipe.zadd(index, {alert_id: ts})
-    pipe.expire(keys.alerts_by_time(day), retention + 86400)
-    metrics.count_alert(pipe, str(alert["media"]), str(alert.get("type") or ""), str(alert.get("status") or ""))
+    by_time = keys.alerts_by_time(_utc_day(ts))
+    member = {alert_id: ts}
+    pipe.zadd(keys.alerts(), member)
+    pipe.zadd(keys.alerts_by_contact(contact), member)
+    pipe.zadd(keys.alerts_by_contact(contact, medium), member)
+    pipe.zadd(keys.alerts_by_check(entity, check), member)
+    pipe.zadd(by_time, member)
+    pipe.expire(by_time, retention + 86400)
+    metrics.count_alert(pipe, str(medium), str(alert.get("type") or ""), str(alert.get("status") or ""))
 
 
 @functools.lru_cache(maxsize=64)

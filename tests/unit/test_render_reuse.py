@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,12 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the templates rendered."""
     done: list[str] = []
     real = render._render
-    monkeypatch.setattr(render, "_render", lambda medium, name, *rest: done.append(name) or real(medium, name, *rest))
+
+    def spy(medium: str, name: str, *rest: Any, **options: Any) -> str:
+        done.append(name)
+        return real(medium, name, *rest, **options)
+
+    monkeypatch.setattr(render, "_render", spy)
     return done
 
 
