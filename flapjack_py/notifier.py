@@ -107,7 +107,7 @@ class Notifier:
         shared = shared_fields(notification)  # the alert fields that do not depend on the contact
         for details, medium in targets:
             cid = details.contact.id
-            drops = drop_keys(cid, medium.type, notification.event_id, notification.state)
+            drops = view.drop_keys(cid, medium.type, notification)
             held = view.held_back(drops)
             if held is not None:
                 trace.medium(cid, medium.type, held)
@@ -217,10 +217,16 @@ class _BatchView:
             found = self._choices[key] = (choice, rule_entries(rules, choice))
         return found
 
+    def drop_keys(self, contact_id: str, medium: str, notification: Notification) -> DropKeys:
+        """The medium's drop keys for the notification (notify_data.drop_keys), as the batch's read made them."""
+        found = self.data.drop_keys.get((contact_id, medium, notification.event_id, notification.state))
+        return found or drop_keys(contact_id, medium, notification.event_id, notification.state)
+
     def held_back(self, found: DropKeys) -> str | None:
         """'interval' or 'dropped' when a drop key holds this medium back (engine.md 5.2 step 5), else None."""
-        hits = [k in self.drops for k in found]
-        return drop_outcome(hits) if True in hits else None
+        if self.drops.isdisjoint(found):  # the usual case
+            return None
+        return drop_outcome([k in self.drops for k in found])
 
     def rollup(self, request: NotifyRequest, contact_id: str,
                medium: Medium) -> tuple[RollupDecision, Mapping[str, CheckFacts]]:

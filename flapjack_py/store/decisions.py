@@ -15,6 +15,8 @@ log = logging.getLogger(__name__)
 
 MAX_READ = 1000
 """Most entries one read returns."""
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+"""json.dumps(..., separators=(",", ":")) without making an encoder per trace."""
 
 
 def record(pipe: Writes, entity: str, check: str, entry: dict[str, Any], length: int) -> None:
@@ -22,7 +24,7 @@ def record(pipe: Writes, entity: str, check: str, entry: dict[str, Any], length:
     if length <= 0:
         return
     key = keys.check_decisions(entity, check)
-    pipe.lpush(key, json.dumps(entry, separators=(",", ":")))
+    pipe.lpush(key, _COMPACT.encode(entry))
     pipe.ltrim(key, 0, length - 1)
 
 

@@ -8,7 +8,7 @@ threshold, and the facts of every check those sets (or the batch) name.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,7 @@ class NotifyData:
     alerting: dict[tuple[str, str], AlertingSet] = field(default_factory=dict)
     facts: dict[str, CheckFacts] = field(default_factory=dict)
     escalation: EscalationData = field(default_factory=EscalationData)
+    drop_keys: dict[tuple[str, str, str, str], DropKeys] = field(default_factory=dict)  # drop_keys() by arguments
 
 
 def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> DropKeys:
@@ -146,7 +147,7 @@ def _rules_drops_sets(checks: Sequence[NotifiedCheck], data: NotifyData,
                       watch: Callable[[list[str]], None] | None) -> staged.Reads[None]:
     """Rules, drop keys and alerting sets in one step (for every medium of every contact: a superset)."""
     rule_ids = list(dict.fromkeys(rid for d in data.contacts.values() for rid in d.rule_ids))
-    drops = list(dict.fromkeys(_drop_candidates(checks, data)))
+    drops = _drop_candidates(checks, data)
     pairs = [(cid, m.type) for cid, d in data.contacts.items() for m in d.media.values()
              if m.effective_rollup_threshold is not None]
     if watch is not None and pairs:
@@ -179,8 +180,21 @@ def _rule(rule_id: str, stored: tuple[tuple[str, str], ...]) -> NotificationRule
     return rule_from_hash(rule_id, dict(stored))
 
 
-def _drop_candidates(checks: Sequence[NotifiedCheck], data: NotifyData) -> Iterable[str]:
+def _drop_candidates(checks: Sequence[NotifiedCheck], data: NotifyData) -> list[str]:
+    """The drop keys of every medium of the checks' contacts, each once; `data.drop_keys` keeps each
+    medium's four for the notifier (a contact's and contact medium's keys made once per batch)."""
+    found: dict[str, None] = {}
+    contact_keys: dict[tuple[str, str], tuple[str, str]] = {}
     for n in checks:
         for cid in dict.fromkeys([*data.contact_ids[n.id], *data.escalation.contacts_for(n.id)]):
-            for medium in data.contacts[cid].media if cid in data.contacts else ():
-                yield from drop_keys(cid, medium, n.id, n.state)
+            details = data.contacts.get(cid)
+            for medium in details.media if details is not None else ():
+                shared = contact_keys.get((cid, medium))
+                if shared is None:
+                    shared = contact_keys[(cid, medium)] = (keys.drop_alerts_for_contact(cid),
+                                                            keys.drop_alerts_for_contact(cid, medium))
+                own = (*shared, keys.drop_alerts_for_contact(cid, medium, n.id),
+                       keys.drop_alerts_for_contact(cid, medium, n.id, n.state))
+                data.drop_keys[(cid, medium, n.id, n.state)] = own
+                found.update(dict.fromkeys(own))
+    return list(found)
