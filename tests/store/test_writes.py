@@ -56,3 +56,29 @@ def test_replayed_writes_set_values_and_ttls(s: StrRedis) -> None:
         pipe.execute()
     assert s.mget("plain", "timed") == ["1", "d"] and s.ttl("plain") == -1 and s.ttl("timed") == 60
     assert s.hgetall("h") == {"a": "1"} and s.zscore("z", "m") == 2
+
+
+def test_replay_queues_what_the_redis_py_methods_queue() -> None:
+    """Recorded calls replayed as raw commands queue exactly what redis-py's own methods would."""
+    import redis
+
+    writes = WriteBuffer()
+    writes.set("s", "v", ex=60)
+    writes.delete("a", "b")
+    writes.lpush("l", "x", "y")
+    writes.ltrim("l", 0, 9)
+    writes.hdel("h", "f")
+    writes.sadd("set", "m")
+    writes.srem("set", "n")
+    writes.lrem("l", 0, "x")
+    writes.setex("t", 30, "v")
+    writes.zremrangebyscore("z", 0, 10)
+    replayed = redis.Redis().pipeline(transaction=True)
+    replayed.multi()
+    writes.replay(replayed)
+    expected = redis.Redis().pipeline(transaction=True)
+    expected.multi()
+    for name, args, kwargs in writes.calls:
+        getattr(expected, name)(*args, **kwargs)
+    assert replayed.command_stack == expected.command_stack
+    assert replayed.command_stack[0] == (("SET", "s", "v", "EX", 60), {})
