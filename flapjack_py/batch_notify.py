@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 import redis
@@ -105,4 +104,4 @@ def _complete(batch: Batch, stored: Mapping[tuple[str, str], list[StateChange]])
         n = request.notification
         earlier = [c for c in batch.changes.get(n.event_id, ()) if c.at < request.index]
         last_state, last_summary = previous_run(stored[(n.entity, n.check)], earlier, latest=request.latest)
-        request.notification = replace(n, last_state=last_state, last_summary=last_summary)
+        request.notification = n.with_previous_run(last_state, last_summary)
