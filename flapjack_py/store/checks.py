@@ -167,13 +167,15 @@ def recent_state_changes_reads(check_ids: Sequence[tuple[str, str]]
     replies = (yield staged.Step(stamps_of)) if check_ids else []
     stamps = [list(found) for found in replies]
 
-    def records(p: Any) -> None:
+    def records(p: Any) -> None:  # one MGET per check: its changes' states and summaries
         for (entity, check), found in zip(check_ids, stamps, strict=True):
-            for ts in found:
-                p.mget(keys.check_state_at(entity, check, ts), keys.check_summary_at(entity, check, ts))
+            if found:
+                p.mget([k for ts in found for k in (keys.check_state_at(entity, check, ts),
+                                                     keys.check_summary_at(entity, check, ts))])
 
     values = iter((yield staged.Step(records)) if any(stamps) else [])
-    return {ids: [_state_change(ts, next(values)) for ts in found] for ids, found in zip(check_ids, stamps, strict=True)}
+    return {ids: _state_changes(found, next(values)) if found else []
+            for ids, found in zip(check_ids, stamps, strict=True)}
 
 
 def load_check(client: StrRedis, entity: str, check: str) -> dict[str, str]:
@@ -222,6 +224,7 @@ def is_enabled(client: StrRedis, entity: str, check: str) -> bool:
     return client.zscore(keys.current_checks(entity), check) is not None
 
 
-def _state_change(ts: str, state_and_summary: list[str | None]) -> StateChange:
-    state, summary = state_and_summary
-    return StateChange(int(float(ts)), state, summary)
+def _state_changes(stamps: list[str], states_and_summaries: list[str | None]) -> list[StateChange]:
+    """The changes at `stamps` from their MGET'd state and summary, in turn."""
+    return [StateChange(int(float(ts)), states_and_summaries[2 * i], states_and_summaries[2 * i + 1])
+            for i, ts in enumerate(stamps)]

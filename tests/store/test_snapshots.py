@@ -6,7 +6,7 @@ import pytest
 import redis
 
 from flapjack_py import keys
-from flapjack_py.checks import NOTIFICATION_KINDS
+from flapjack_py.checks import NOTIFICATION_KINDS, StateChange
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import tags as tag_store
 from flapjack_py.store.client import StrRedis
@@ -31,3 +31,16 @@ def test_an_ok_only_check_in_state_ok_comes_without_notification_times_and_tags(
     assert whole.last_notifications["recovery"] == 90 and whole.check_tags == frozenset({"prod"})  # not ok: all
     steady = check_store.load_snapshots(real_s, ids[:1])[ids[0]]
     assert steady.last_notifications["recovery"] == 90 and steady.check_tags == frozenset({"prod"})
+
+
+def test_recent_state_changes_are_the_two_newest_with_their_summaries(real_r: redis.Redis, real_s: StrRedis) -> None:
+    for ts, state, summary in ((100, "ok", "fine"), (200, "critical", "down"), (300, "warning", None)):
+        real_r.zadd(keys.sorted_state_timestamps("web", "a"), {str(ts): ts})
+        real_r.set(keys.check_state_at("web", "a", ts), state)
+        if summary is not None:
+            real_r.set(keys.check_summary_at("web", "a", ts), summary)
+    real_r.zadd(keys.sorted_state_timestamps("web", "b"), {"50": 50})
+    real_r.set(keys.check_state_at("web", "b", 50), "ok")
+    found = check_store.load_recent_state_changes(real_s, [("web", "a"), ("web", "never"), ("web", "b")])
+    assert found == {("web", "a"): [StateChange(300, "warning", None), StateChange(200, "critical", "down")],
+                     ("web", "never"): [], ("web", "b"): [StateChange(50, "ok", None)]}
