@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from flapjack_py import keys
+from flapjack_py.bench.workload import executive_config, make_event
 from flapjack_py.config import load_config
 from flapjack_py.connection import open_clients
 from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.executive import Executive
+from flapjack_py.store.client import Clients
 
 pytestmark = pytest.mark.real
 
@@ -50,3 +54,14 @@ def test_a_second_process_shares_the_running_embedded_server(tmp_path: Path) -> 
     finally:
         assert owner is not None
         owner.stop()
+
+
+def test_the_embedded_server_keeps_a_check_hash_in_one_listpack(redis_server: EmbeddedRedis,
+                                                                 real_clients: Clients) -> None:
+    """A check hash (summary, details and perfdata of ~700 B) stays one listpack, not a hashtable of
+    scattered allocations that every event reads and rewrites (the server's default limit is 64 B)."""
+    real_clients.raw.lpush("events", make_event("bench-0000.example.com", "check-00", "ok", 1_800_000_000))
+    Executive(real_clients, executive_config(redis_server.url)).drain()
+    key = keys.check("bench-0000.example.com", "check-00")
+    assert max(len(value) for value in real_clients.text.hgetall(key).values()) > 64  # the default limit
+    assert real_clients.text.object("encoding", key) == "listpack"
