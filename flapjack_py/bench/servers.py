@@ -83,6 +83,8 @@ class Target:
         info = bench_store.server_info(self.client)
         where = f"private {self.server.binary} pid {self.server.process.pid}" if self.server and self.server.process \
             else "existing server"
+        if self.server is not None and self.server.preloaded:
+            where += f" (with {self.server.preloaded})"
         return (f"bench: {where} at {self.url} ({info['version']}; appendonly={info['appendonly']} "
                 f"appendfsync={info['appendfsync']} save='{info['save']}')"
                 + ("; its AOF rewritten before each timed run" if self.server is not None else ""))

