@@ -195,10 +195,22 @@ LOAD_SNAPSHOTS = """
 -- The executive keeps check state, all_checks, failed_checks and the ack hashes in step, so a check
 -- with a state is registered, and only a failing one can be in failed_checks or have an ack hash.
 -- The cost is per check, whatever the number of tags in use; callers pass a bounded number of checks.
+-- Every redis.call costs more than its command, so the in-force keys of all the checks are read with one
+-- MGET, and one ZUNION of all their window sets tells whether any check has a window at all (usually
+-- none has: then no check's windows are read one by one).
 local failing = {warning = true, critical = true, unknown = true}
 local entity_ids = {}
 local out = {}
-for n = 1, #ARGV / 3 do
+local checks = #ARGV / 3
+local in_force_keys, window_keys = {}, {}
+for n = 1, checks do
+  local k = 4 + 11 * (n - 1)
+  in_force_keys[2 * n - 1], in_force_keys[2 * n] = KEYS[k + 10], KEYS[k + 11]
+  window_keys[n] = KEYS[k + 2]
+end
+local in_force = checks > 0 and redis.call('MGET', unpack(in_force_keys)) or {}
+local any_windows = checks > 0 and #redis.call('ZUNION', checks, unpack(window_keys)) > 0
+for n = 1, checks do
   local cid, entity, light = ARGV[3 * n - 2], ARGV[3 * n - 1], ARGV[3 * n] == '1'
   local k = 4 + 11 * (n - 1)
   if entity_ids[entity] == nil then entity_ids[entity] = redis.call('HGET', KEYS[1], entity) end
@@ -208,8 +220,7 @@ for n = 1, #ARGV / 3 do
   light = light and state == 'ok'
   local mget
   if light then
-    local in_force = redis.call('MGET', KEYS[k + 10], KEYS[k + 11])
-    mget = {false, false, false, false, false, false, in_force[1], in_force[2]}
+    mget = {false, false, false, false, false, false, in_force[2 * n - 1], in_force[2 * n]}
   else
     mget = redis.call('MGET', unpack(KEYS, k + 4, k + 11))
   end
@@ -222,7 +233,9 @@ for n = 1, #ARGV / 3 do
     failed = redis.call('ZSCORE', KEYS[4], cid)
   end
   local windows = {}
-  if not mget[7] or not state then windows = redis.call('ZRANGE', KEYS[k + 2], 0, -1, 'WITHSCORES') end
+  if any_windows and (not mget[7] or not state) then
+    windows = redis.call('ZRANGE', KEYS[k + 2], 0, -1, 'WITHSCORES')
+  end
   out[n] = {entity_ids[entity], registered, hashed, hm, mget, windows, failed,
             light and {} or redis.call('SMEMBERS', KEYS[k + 3])}
 end

@@ -44,3 +44,29 @@ def test_recent_state_changes_are_the_two_newest_with_their_summaries(real_r: re
     found = check_store.load_recent_state_changes(real_s, [("web", "a"), ("web", "never"), ("web", "b")])
     assert found == {("web", "a"): [StateChange(300, "warning", None), StateChange(200, "critical", "down")],
                      ("web", "never"): [], ("web", "b"): [StateChange(50, "ok", None)]}
+
+
+def test_windows_and_in_force_keys_of_a_mixed_batch(real_r: redis.Redis, real_s: StrRedis) -> None:
+    """Each check of one read gets its own windows and in-force times (the script reads the in-force keys of
+    all checks with one MGET and the windows only when some check has any)."""
+    for check in ("windowed", "plain", "covered", "light"):
+        stored_check(real_r, check, "ok")
+    real_r.zadd(keys.maintenances("web", "windowed", "scheduled"), {"1000": 600})
+    real_r.zadd(keys.maintenances("web", "covered", "scheduled"), {"2000": 300})
+    real_r.set(keys.maintenance("web", "covered", "scheduled"), 2000)
+    real_r.set(keys.maintenance("web", "light", "scheduled"), 3000)
+    ids = [("web", c) for c in ("windowed", "plain", "covered", "light")]
+    found = check_store.load_snapshots(real_s, ids, ok_only={("web", "light")})
+    windowed, plain, covered, light = (found[i] for i in ids)
+    assert windowed.scheduled_windows == {1000: 600} and windowed.scheduled_start is None
+    assert plain.scheduled_windows == {} and plain.scheduled_start is None and plain.unscheduled_start == 80
+    assert covered.scheduled_windows == {} and covered.scheduled_start == 2000  # in force: windows not needed
+    assert light.scheduled_start == 3000 and light.unscheduled_start == 80 and light.check_tags == frozenset()
+    # none of the checks has a window: none is read, in-force times still are
+    nothing = check_store.load_snapshots(real_s, ids[1:2] + ids[3:], ok_only={("web", "light")})
+    assert nothing[ids[1]].scheduled_windows == {} and nothing[ids[3]].scheduled_start == 3000
+    # a new check (no state yet) reads its windows even when one is in force
+    real_r.zadd(keys.maintenances("web", "new", "scheduled"), {"4000": 60})
+    real_r.set(keys.maintenance("web", "new", "scheduled"), 4000)
+    new = check_store.load_snapshots(real_s, [("web", "new")])[("web", "new")]
+    assert new.state is None and new.scheduled_windows == {4000: 60} and new.scheduled_start == 4000
