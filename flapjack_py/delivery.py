@@ -22,7 +22,7 @@ from rq.serializers import JSONSerializer
 
 from .config import KNOWN_MEDIA, Config
 from .render import SharedTexts, render_alert
-from .rq_jobs import PLACEHOLDER_ID, JobTemplate, stamp
+from .rq_jobs import PLACEHOLDER_ID, JobTemplate, SharedMembers, Strings, stamp
 from .store import alerts as alert_store
 from .store.alerts import AlertStatus
 from .store.client import BytesRedis
@@ -54,6 +54,7 @@ class JobData(NamedTuple):
     medium: str
     record: dict[str, Any]
     retry: RetrySetting
+    shared: SharedMembers | None = None  # fields its record holds alike with other jobs' (rq_jobs.record_json)
 
 
 _queues: dict[tuple[int, str], Queue] = {}
@@ -74,12 +75,13 @@ def queue_for(connection: BytesRedis, medium: str) -> Queue:
 
 
 def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
-              texts: SharedTexts | None = None) -> str:
+              texts: SharedTexts | None = None, shared: SharedMembers | None = None) -> str:
     """Render `alert`, record it on `writes` and, when its gateway is enabled, add its job to `writes.jobs`.
 
     Returns the record's status. A template that fails to render fails this
     alert only: it is recorded `failed` with the error and not enqueued.
-    `texts`: what was rendered for the other alerts of its notification (render.render_alert's `shared`).
+    `texts`: what was rendered for the other alerts of its notification (render.render_alert's `shared`);
+    `shared`: the fields the alert holds alike with them, their JSON made once (rq_jobs.shared_members).
     """
     medium = alert["media"]
     try:
@@ -96,7 +98,7 @@ def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
     if status == AlertStatus.UNDELIVERABLE:
         log.warning("alert %s: gateway %s is not enabled; recorded as undeliverable", alert["id"], medium)
         return status
-    writes.jobs.append(JobData(medium, record, _retry_setting(config, medium)))
+    writes.jobs.append(JobData(medium, record, _retry_setting(config, medium), shared))
     return status
 
 
@@ -105,8 +107,9 @@ def enqueue_jobs(connection: BytesRedis, pipe: redis.client.Pipeline, jobs: Iter
 
     `connection` must be a bytes (non-decoding) client, as rq requires.
     """
+    strings: Strings = {}  # JSON of the texts the jobs' records share, encoded once
     prepared = [_template(connection, job.medium, job.retry).prepare(
-        job.record["id"], (job.record,), _description(job.record)) for job in jobs]
+        job.record["id"], (job.record,), _description(job.record), job.shared, strings) for job in jobs]
     if prepared:
         write_jobs(pipe, prepared, stamp())
 

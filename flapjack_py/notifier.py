@@ -27,6 +27,7 @@ from .notification import Notification
 from .notify_request import NotifyRequest
 from .render import SharedTexts
 from .rollup import FactsChange, RollupDecision, after_decision, current_check_facts, decide_rollup, facts_before
+from .rq_jobs import SharedMembers, shared_members
 from .rules import MediaChoice, NotificationRule, RuleInputs, inputs_read, select_media
 from .store import decisions as decision_store
 from .store import rollup as rollup_store
@@ -105,6 +106,7 @@ class Notifier:
         alerts = []
         texts: SharedTexts = {}  # rendered once for the alerts they are the same for
         shared = shared_fields(notification)  # the alert fields that do not depend on the contact
+        members: SharedMembers | None = None  # their JSON, for the alerts' rq jobs
         for details, medium in targets:
             cid = details.contact.id
             drops = view.drop_keys(cid, medium.type, notification)
@@ -121,7 +123,8 @@ class Notifier:
             alert = build_alert(notification, details.contact, medium, decision, facts, now, shared)
             if cid in paged:
                 alert.update(escalation_policy=paged[cid].policy, escalation_level=paged[cid].level)
-            if self._emit(view, writes, notification, medium, alert, trace, texts, drops):
+            members = members or shared_members(shared)
+            if self._emit(view, writes, notification, medium, alert, trace, texts, drops, members):
                 alerts.append(alert)
         view.escalations.alerted(request, alerts)
         return alerts
@@ -154,7 +157,8 @@ class Notifier:
         return targets
 
     def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
-              alert: dict[str, Any], trace: Trace, texts: SharedTexts, drops: DropKeys) -> bool:
+              alert: dict[str, Any], trace: Trace, texts: SharedTexts, drops: DropKeys,
+              members: SharedMembers | None = None) -> bool:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
         writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
                                   medium.address))
@@ -164,7 +168,7 @@ class Notifier:
             trace.medium(alert["contact"], medium.type, "unknown_medium")
             return False
         view.set_interval(writes, alert["contact"], medium, notification, drops)
-        delivery.add_alert(writes, alert, self.config, texts)
+        delivery.add_alert(writes, alert, self.config, texts, members)
         if log.isEnabledFor(logging.INFO):  # a storm makes thousands: no arguments built for nothing
             log.info("%s: %s alert %s (rollup %s) for contact %s on %s", notification.event_id, alert["type"],
                      alert["id"], alert["rollup"] or "none", alert["contact"], medium.type,

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+import zlib
 from typing import Any
 
+import fakeredis
 import pytest
 
+from flapjack_py import delivery, rq_jobs
+from flapjack_py.bench.workload import GATEWAYS
+from flapjack_py.config import load_config
 from flapjack_py.notification import Notification, NotificationType
-from flapjack_py.notifier import alert_id, build_alert
+from flapjack_py.notifier import alert_id, build_alert, shared_fields
 from flapjack_py.rollup import RollupDecision, current_check_facts, decide_rollup
 from flapjack_py.store.contacts import Contact
 from flapjack_py.store.media import Medium
 from flapjack_py.store.rollup import AlertingSet, CheckFacts
+from flapjack_py.store.writes import WriteBuffer
 
 NOW = 1_700_000_000
 
@@ -118,3 +125,34 @@ def test_alert_ids_are_random_uuid4_hex() -> None:
     for found in ids:
         parsed = uuid.UUID(hex=found)
         assert (parsed.hex, parsed.version, parsed.variant) == (found, 4, uuid.RFC_4122)
+
+
+
+@pytest.mark.parametrize("rollup", [None, "problem"])
+def test_alert_jobs_carry_the_json_of_their_records(rollup: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notifier's alerts hand their jobs the notification's shared fields encoded once: each job's data is
+    json.dumps of its record (what rq writes), also for a record whose shared fields no longer match."""
+    notification = make_notification(tags=("b", "ä"), summary='dïsk "full"\n', details=None, duration=3)
+    shared = shared_fields(notification)
+    members = rq_jobs.shared_members(shared)
+    decision = RollupDecision(rollup=rollup, members=("foo:a",) if rollup else (), threshold=2 if rollup else None)
+    writes = WriteBuffer()
+    config = load_config({"gateways": GATEWAYS})
+    for contact, medium in [(Contact("c1", "Ada", "L"), Medium("c1", "sms", "+1")),
+                            (Contact("c2", "Zoë", None), Medium("c2", "email", "z@x"))]:
+        alert = build_alert(notification, contact, medium, decision, {"foo:a": failing("foo:a")}, NOW, shared)
+        delivery.add_alert(writes, alert, config, {}, members)
+    assert len(writes.jobs) == 2 and all(job.shared is members for job in writes.jobs)
+    writes.jobs.append(writes.jobs[0]._replace(record=dict(writes.jobs[0].record, summary="changed")))
+    encoded: list[int] = []  # members encoded per record, the shared ones aside
+    members_of = rq_jobs._members
+    monkeypatch.setattr(rq_jobs, "_members", lambda out, *args: encoded.append(len(args[0])) or members_of(out, *args))
+    r = fakeredis.FakeRedis()
+    with r.pipeline() as pipe:
+        delivery.enqueue_jobs(r, pipe, writes.jobs)
+        hsets = [args for args, _ in pipe.command_stack if args[0] == "HSET"]
+    sizes = [len(job.record) for job in writes.jobs]
+    assert len(encoded) == 5 and encoded[0] + encoded[1] == sizes[0] - len(shared)  # head and tail: shared taken
+    assert encoded[2] + encoded[3] == sizes[1] - len(shared) and encoded[4] == sizes[2]  # the changed one: whole
+    data = [zlib.decompress(args[args.index("data") + 1]) for args in hsets]
+    assert data == [json.dumps((delivery.DELIVER_FUNC, None, [job.record], {})).encode() for job in writes.jobs]

@@ -105,3 +105,50 @@ def test_an_rq_worker_runs_prepared_jobs(real_r: redis.Redis, commit: str) -> No
     for record in records:
         job = Job.fetch(record["id"], connection=real_r, serializer=JSONSerializer)
         assert job.get_status() == JobStatus.FINISHED and job.return_value() == len(record)
+
+
+TRICKY = [None, 0, -7, 2**70, 1.5, float("nan"), float("inf"), True, False, "", "plain", 'quo"te\\slash', "ünïcode ✓ 🙂",
+          "new\nline\ttab\x00\x1f", ["x", "ü", 1, None], {"e:c": {"state": "critical", "n": 2.0}}, [], {}, (1, "t")]
+
+
+def records_and_shared() -> list[tuple[dict[object, object], object]]:
+    """Records with tricky values, each with shared members its fields match or not (a different object that
+    compares equal, a list of other objects, fields out of order, missing, or not where they are)."""
+    from flapjack_py.rq_jobs import shared_members
+
+    tags = ["b", "ä"]
+    shared = {"summary": "disk \"full\" ✓", "time": 1, "tags": tags, "duration": None, "ratio": 0.5}
+    members = shared_members(shared)
+    out: list[tuple[dict[object, object], object]] = []
+    for n, value in enumerate(TRICKY):
+        head = {"id": f"j{n}", "value": value, "contact": "zoë"}
+        out += [({**head, **shared, "tags": list(tags), "body": value}, members),  # the notifier's alerts
+                ({**head, **shared}, members), ({**shared, **head}, members), (dict(shared), members),
+                ({**head, **dict(shared, time=1.0)}, members),  # equal, not the same JSON
+                ({**head, **dict(shared, time=True)}, members),
+                ({**head, **dict(shared, tags=["b", "a\u0308"])}, members),
+                ({**head, **dict(shared, tags=[*tags, "c"])}, members),
+                ({**head, **dict(reversed(shared.items()))}, members),
+                ({**head, "summary": shared["summary"], "time": 1}, members),
+                ({**head, **shared, 3: value}, members), ({3: value, **head}, None), (head, None), ({}, None)]
+    return out
+
+
+def test_job_json_from_parts_is_json_dumps() -> None:
+    """Every record's job data made from parts (shared members, strings encoded once per commit, reused
+    across records) is what rq's JSONSerializer writes: json.dumps((func, None, [record], {}))."""
+    template = JobTemplate(Queue("email", connection=fakeredis.FakeRedis(), serializer=JSONSerializer),
+                           delivery.job_data(RECORD, None))
+    strings: dict[str, str] = {}
+    for record, members in records_and_shared():
+        job = template.prepare("j", (record,), "d", members, strings)  # type: ignore[arg-type]
+        expected = JSONSerializer.dumps((delivery.DELIVER_FUNC, None, [record], {}))
+        assert zlib.decompress(job.data) == expected, record
+    assert strings["zoë"] == '"zo\\u00eb"' and strings["value"] == '"value"'
+    assert all(type(text) is str for text in strings)
+
+
+def test_another_serializer_writes_its_own_data() -> None:
+    template = JobTemplate(Queue("email", connection=fakeredis.FakeRedis()), delivery.job_data(RECORD, None))
+    job = template.prepare("j", (RECORD,), "d", None, {})
+    assert zlib.decompress(job.data) == template.serializer.dumps((delivery.DELIVER_FUNC, None, (RECORD,), {}))
