@@ -13,12 +13,15 @@ import functools
 import hashlib
 import json
 import logging
+import secrets
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import jinja2.meta
+from jinja2 import nodes
 
 from .config import Config
 from .durations import MONTH, YEAR, words
@@ -53,6 +56,8 @@ class _Part:
     fields: tuple[str, ...]  # the per-contact fields it reads, directly or through a variable
     read: frozenset[str] | None  # the variables it reads; None when unknown (it includes another template)
     truncate: bool  # an SNS subject
+    slots: tuple[str, ...] = ()  # per-contact variables it only outputs as they are (_slots)
+    keyed: tuple[str, ...] = ()  # of `fields`, those read otherwise than through a slot: its text's key
 
 
 def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts | None = None) -> tuple[str, str]:
@@ -78,30 +83,88 @@ def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts |
     rollup = json.dumps([alert.get(f) for f in ROLLUP_FIELDS], sort_keys=True, default=str) if kind == "rollup" else ""
     texts = []
     for part in parts:
-        key = (medium, part.name, rollup, *[repr(alert.get(f)) for f in part.fields])
-        text = shared.get(key)
-        if text is None:
-            text = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared)
+        values = _slot_values(alert, part.slots) if part.slots else None
+        if values is None:
+            key = (medium, part.name, rollup, *[repr(alert.get(f)) for f in part.fields])
+            text = shared.get(key)
+            if text is None:
+                text = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared)
+        else:  # rendered once with stand-ins for its slots, then each alert's values put in their place
+            key = (medium, part.name, rollup, None, *[repr(alert.get(f)) for f in part.keyed])
+            raw = shared.get(key)
+            if raw is None:
+                raw = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared, stand_ins=True)
+            for slot, value in zip(part.slots, values, strict=True):
+                raw = raw.replace(_STAND_INS[slot], value)
+            text = _finished(part, raw)
         texts.append(text)
     return (texts[1] if len(texts) > 1 else ""), texts[0]
+
+
+def _slot_values(alert: Mapping[str, Any], slots: tuple[str, ...]) -> list[str] | None:
+    """The alert's values of the variables `slots`, or None when one is not a str (rendered for the alert)."""
+    derived = _per_contact_variables(alert)
+    values = [derived[slot] if slot in derived else alert.get(slot, "") for slot in slots]  # absent: Undefined, ''
+    return None if any(type(value) is not str for value in values) else values  # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=256)
 def _parts(medium: str, kind: str, override: tuple[str, ...] | str | None) -> tuple[_Part, ...]:
     """The templates of an alert's body, then of its subject when its medium has one."""
     names = [(medium, f"{kind}.text")] + ([("email", f"{kind}_subject.text")] if medium in SUBJECT_MEDIA else [])
-    return tuple(_Part(m, name, _fields_read(m, name, override), _variables(m, name, override),
-                       medium == "sns" and name != f"{kind}.text") for m, name in names)
+    parts = []
+    for m, name in names:
+        read, slots = _variables(m, name, override), _slots(m, name, override)
+        fields = _fields_read(m, name, override)
+        keyed = fields if read is None else tuple(f for f in fields if not {f, *PER_CONTACT_FIELDS[f]} & read <= set(slots))
+        parts.append(_Part(m, name, fields, read, medium == "sns" and name != f"{kind}.text", slots, keyed))
+    return tuple(parts)
 
 
 def _render_part(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
-                 shared: SharedTexts) -> str:
-    """Render one of an alert's templates with the variables it reads (all when not known)."""
+                 shared: SharedTexts, stand_ins: bool = False) -> str:
+    """Render one of an alert's templates with the variables it reads (all when not known); with `stand_ins`,
+    its slots' stand-ins in place of their values, and the text not finished (_finished)."""
     if part.read is None:
-        text = _render(part.medium, part.name, _shared_context(alert, key, settings, shared), settings)
+        context = _shared_context(alert, key, settings, shared)
     else:  # the variables it reads only: nothing for _render to pick
-        text = _render(part.medium, part.name, _read_context(alert, part, key, settings, shared), settings, picked=True)
+        context = _read_context(alert, part, key, settings, shared)
+    if not stand_ins:
+        return _finished(part, _render(part.medium, part.name, context, settings, picked=part.read is not None))
+    context = {**context, **{slot: _STAND_INS[slot] for slot in part.slots}}
+    return _render(part.medium, part.name, context, settings, picked=part.read is not None, finish=False)
+
+
+def _finished(part: _Part, text: str) -> str:
+    """A part's rendered text as the alert carries it: one-line templates on one line, an SNS subject cut."""
+    if part.medium != "email" or "subject" in part.name:
+        text = " ".join(text.split("\n")).strip()
     return truncate(text, SNS_SUBJECT_MAX) if part.truncate else text
+
+
+_PER_CONTACT_VARIABLES = frozenset({*PER_CONTACT_FIELDS, *(v for vs in PER_CONTACT_FIELDS.values() for v in vs)})
+_STAND_INS = {name: f"\x00{name}\x00{secrets.token_hex(12)}\x00" for name in _PER_CONTACT_VARIABLES}
+"""What a template renders in place of a slot's value, to be replaced by it (never in an alert's text)."""
+_NOT_AS_WRITTEN = (nodes.FilterBlock, nodes.AssignBlock, nodes.CallBlock, nodes.Macro, nodes.Block,
+                   nodes.EvalContextModifier, nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport)
+"""Template nodes that may change, keep or repeat elsewhere what their body outputs (and an alert's text with it)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _slots(medium: str, name: str, override: tuple[str, ...] | str | None) -> tuple[str, ...]:
+    """The per-contact variables template `name` reads only to output them as they are (`{{ first_name }}`, no
+    filter, test or expression on them, not autoescaped, nothing that works on a block's output): its text for
+    any value is the text rendered with a stand-in there, each stand-in replaced by the value (a str)."""
+    env = environment(medium, override)
+    assert env.loader is not None
+    autoescape = env.autoescape(name) if callable(env.autoescape) else env.autoescape
+    tree = env.parse(env.loader.get_source(env, name)[0])
+    if autoescape or env.finalize is not None or any(True for _ in tree.find_all(_NOT_AS_WRITTEN)):
+        return ()
+    every = Counter(node.name for node in tree.find_all(nodes.Name))
+    bare = Counter(node.name for output in tree.find_all(nodes.Output) for node in output.nodes
+                   if type(node) is nodes.Name and node.ctx == "load")
+    return tuple(sorted(v for v in _PER_CONTACT_VARIABLES if bare[v] and bare[v] == every[v]))
 
 
 def _read_context(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
@@ -184,13 +247,14 @@ def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Co
 
 
 def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mapping[str, Any],
-            picked: bool = False) -> str:
-    """Render with the context's variables the template reads (`picked`: the context holds only those)."""
+            picked: bool = False, finish: bool = True) -> str:
+    """Render with the context's variables the template reads (`picked`: the context holds only those).
+    One-line templates are put on one line (unless not `finish`)."""
     override = override_key(settings.get("templates"))
     read = None if picked else _variables(medium, name, override)
     text = template(medium, override, name).render(context if read is None else
                                                    {k: context[k] for k in read if k in context})
-    if medium != "email" or "subject" in name:
+    if finish and (medium != "email" or "subject" in name):
         return " ".join(text.split("\n")).strip()
     return text
 

@@ -47,17 +47,18 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return done
 
 
-def test_sms_is_rendered_once_per_notification_email_body_once_per_name(renders: list[str]) -> None:
+def test_sms_and_the_email_body_are_rendered_once_per_notification(renders: list[str]) -> None:
+    """The email body outputs the contact's first name as it is: rendered once, each contact's name put in."""
     shared: dict = {}
     sms = [render.render_alert(for_contact(dict(ALERT, media="sms"), n), CONFIG, shared) for n in range(3)]
     assert len(renders) == 1 and len(set(sms)) == 1
     assert sms[0] == render.render_alert(for_contact(dict(ALERT, media="sms"), 0), CONFIG)  # as without sharing
     email = [render.render_alert(for_contact(ALERT, n), CONFIG, shared) for n in range(3)]
-    assert sorted(renders[2:]) == ["alert.text"] * 3 + ["alert_subject.text"]  # the subject reads no name
+    assert sorted(renders[2:]) == ["alert.text", "alert_subject.text"]
     assert [body.splitlines()[0] for _, body in email] == ["Hi Name0", "Hi Name1", "Hi Name2"]
     assert email == [render.render_alert(for_contact(ALERT, n), CONFIG) for n in range(3)]  # as without sharing
     again = render.render_alert(for_contact(ALERT, 1), CONFIG, shared)
-    assert again == email[1] and len(renders) == 6 + 6
+    assert again == email[1] and len(renders) == 4 + 6
 
 
 @pytest.mark.parametrize("media", ["email", "sms", "sns"])
@@ -71,7 +72,8 @@ def test_the_variables_of_a_later_alert_are_its_own(media: str) -> None:
         assert render._shared_context(alert, (media, ""), {}, shared) == render.alert_context(alert)
 
 
-def test_overrides_reading_every_per_contact_field_are_rendered_per_alert(renders: list[str], tmp_path: Path) -> None:
+def test_overrides_outputting_every_per_contact_field_give_each_alert_its_own(renders: list[str],
+                                                                             tmp_path: Path) -> None:
     (tmp_path / "alert.text").write_text(" ".join(f"{{{{ {f} }}}}" for f in ["first_name", *render.PER_CONTACT_FIELDS]))
     (tmp_path / "alert_subject.text").write_text("{{ address }}: {{ summary }}")
     config = load_config({"gateways": {"email": {"templates": str(tmp_path)}}})
@@ -79,7 +81,7 @@ def test_overrides_reading_every_per_contact_field_are_rendered_per_alert(render
     texts = [render.render_alert(for_contact(ALERT, n, status="queued"), config, shared) for n in range(3)]
     assert texts == [render.render_alert(for_contact(ALERT, n, status="queued"), config) for n in range(3)]
     assert texts[2] == ("a2@x: down", "Name2 2 c2 c2 a2@x Last2 Name2 queued   ")  # no error, no escalation
-    assert len(renders) == 6 + 6
+    assert len(renders) == 2 + 6  # once for the notification (each alert's fields put in), then once per alert
 
 
 def test_each_alert_names_the_escalation_level_that_paged_its_contact(tmp_path: Path) -> None:
@@ -117,12 +119,58 @@ def test_a_rollup_decision_gets_its_own_text(renders: list[str]) -> None:
     assert len({plain, rollup, other}) == 3 and len(renders) == 3
 
 
-def test_an_override_that_reads_a_per_contact_field_is_rendered_per_alert(renders: list[str], tmp_path: Path) -> None:
+def test_an_override_that_outputs_a_per_contact_field_is_rendered_once(renders: list[str], tmp_path: Path) -> None:
     (tmp_path / "alert.text").write_text("to {{ address }}: {{ summary }}")
     config = load_config({"gateways": {"sms": {"templates": str(tmp_path)}}})
     shared: dict = {}
     texts = [render.render_alert(for_contact(dict(ALERT, media="sms"), n), config, shared)[1] for n in range(3)]
-    assert texts == ["to a0@x: down", "to a1@x: down", "to a2@x: down"] and len(renders) == 3
+    assert texts == ["to a0@x: down", "to a1@x: down", "to a2@x: down"] and len(renders) == 1
+
+
+WORKED_ON = ["{{ address|upper }}", "{% if address %}to {{ address }}{% endif %}", "{{ address ~ '!' }}",
+             "{% filter upper %}{{ address }}{% endfilter %}", "{% set a %}{{ address }}{% endset %}{{ a|length }}",
+             "{% macro m() %}{{ address }}{% endmacro %}{{ m()|upper }}", "{{ address is string }}{{ address }}",
+             "{% for c in address %}{{ c }}.{% endfor %}", "{{ address }}{% set address = 'x' %}{{ address }}",
+             "{% autoescape true %}{{ address }}{% endautoescape %}", "{{ address[1:] }} {{ address }}"]
+
+
+@pytest.mark.parametrize("source", WORKED_ON)
+def test_an_override_that_works_on_a_per_contact_field_is_rendered_per_alert(renders: list[str], tmp_path: Path,
+                                                                            source: str) -> None:
+    (tmp_path / "alert.text").write_text(source + " {{ summary }} {{ first_name }}")
+    config = load_config({"gateways": {"sms": {"templates": str(tmp_path)}}})
+    shared: dict = {}
+    alerts = [dict(for_contact(dict(ALERT, media="sms"), n), address=address) for n, address in enumerate(["a<b", "Zoë"])]
+    texts = [render.render_alert(alert, config, shared) for alert in alerts]
+    assert len(renders) == 2 and texts == [render.render_alert(alert, config) for alert in alerts]
+
+
+TRICKY = ["", " ", "Ada", "Zoë ✓", "line\nbreak", "  padded  ", "{{ summary }}", "<b>&amp;</b>", "\x00", "\\1",
+          "Name1", None, 7]
+
+
+@pytest.mark.parametrize("media", ["email", "sms", "sns", "jabber"])
+def test_texts_put_together_from_one_rendering_are_each_alerts_own(media: str, tmp_path: Path) -> None:
+    """Whatever the per-contact values (line breaks in one-line texts, template syntax, a stand-in's
+    look-alike, not a str), every alert's texts are those rendered for it alone; also through an override
+    that outputs every per-contact field twice, next to each other."""
+    (tmp_path / "alert.text").write_text(
+        "\n".join(f"[{{{{ {f} }}}}{{{{ {f} }}}}]" for f in ["first_name", *render.PER_CONTACT_FIELDS]) + "\n")
+    configs = [CONFIG, load_config({"gateways": {media: {"templates": str(tmp_path)}}})]
+    for config in configs:
+        shared: dict = {}
+        alerts = [dict(for_contact(dict(ALERT, media=media), n), contact_first_name=name, address=name, status=name)
+                  for n, name in enumerate(TRICKY)]
+        alerts.append(dict(alerts[0], contact_first_name=render._STAND_INS["first_name"][:-1]))
+        del alerts[1]["contact_last_name"]
+        texts = [render.render_alert(alert, config, shared) for alert in alerts]
+        assert texts == [render.render_alert(alert, config) for alert in alerts]
+
+
+def test_slots_are_the_per_contact_variables_output_as_they_are() -> None:
+    assert render._slots("email", "alert.text", None) == ("first_name",)
+    assert render._slots("email", "alert.html", None) == ()  # autoescaped
+    assert render._slots("text", "alert.text", None) == ()
 
 
 def test_an_override_that_includes_another_template_is_not_shared(renders: list[str], tmp_path: Path) -> None:
