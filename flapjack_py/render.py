@@ -85,12 +85,12 @@ def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts |
     for part in parts:
         values = _slot_values(alert, part.slots) if part.slots else None
         if values is None:
-            key = (medium, part.name, rollup, *[repr(alert.get(f)) for f in part.fields])
+            key = (medium, part.name, rollup, *map(repr, map(alert.get, part.fields)))
             text = shared.get(key)
             if text is None:
                 text = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared)
         else:  # rendered once with stand-ins for its slots, then each alert's values put in their place
-            key = (medium, part.name, rollup, None, *[repr(alert.get(f)) for f in part.keyed])
+            key = (medium, part.name, rollup, None, *map(repr, map(alert.get, part.keyed)))
             raw = shared.get(key)
             if raw is None:
                 raw = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared, stand_ins=True)
@@ -104,8 +104,13 @@ def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts |
 def _slot_values(alert: Mapping[str, Any], slots: tuple[str, ...]) -> list[str] | None:
     """The alert's values of the variables `slots`, or None when one is not a str (rendered for the alert)."""
     derived = _per_contact_variables(alert)
-    values = [derived[slot] if slot in derived else alert.get(slot, "") for slot in slots]  # absent: Undefined, ''
-    return None if any(type(value) is not str for value in values) else values  # type: ignore[return-value]
+    values = []
+    for slot in slots:
+        value = derived[slot] if slot in derived else alert.get(slot, "")  # absent: Undefined, ''
+        if type(value) is not str:
+            return None
+        values.append(value)
+    return values
 
 
 @functools.lru_cache(maxsize=256)
@@ -174,8 +179,16 @@ def _read_context(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], s
     assert part.read is not None
     base: dict[str, Any] | None = shared.get((None, *key, part.name))
     if base is None:
-        full = _shared_context(alert, key, settings, shared)
-        base = shared[(None, *key, part.name)] = {k: full[k] for k in part.read if k in full}
+        full = shared.get((None, key[1]))
+        if full is None:  # the notification's first alert (of this rollup decision): its own variables
+            full = _shared_context(alert, key, settings, shared)
+            base = {k: full[k] for k in part.read if k in full}
+        else:  # an earlier alert's, with this alert's medium, alias and per-contact fields (as _shared_context)
+            base = {k: full[k] for k in part.read if k in full}
+            if "alias" in part.read:
+                base["alias"] = settings.get("alias") or "flapjack"
+            _set_per_contact(base, alert, part.read)
+        shared[(None, *key, part.name)] = base
         return base
     if not part.fields:
         return base
@@ -266,7 +279,8 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
     type_ = str(alert.get("notification_type") or alert.get("type") or "")
     state = str(alert.get("state") or "")
     when = _int(alert.get("time")) or _int(alert.get("timestamp")) or 0
-    rollup = [_rollup_row(cid, info) for cid, info in (alert.get("rollup_alerts") or {}).items()]
+    rollup_alerts = alert.get("rollup_alerts") or {}
+    rollup = [_rollup_row(cid, info) for cid, info in rollup_alerts.items()]
     state_duration = _int(alert.get("state_duration"))
     stamp = _int(alert.get("time"))
     ctx = dict(alert)
@@ -281,9 +295,9 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
         last_state_title=state_title(str(alert["last_state"])) if alert.get("last_state") else "",
         last_summary=alert.get("last_summary") or "",
         rollup_rows=sorted(rollup, key=lambda row: row["duration"]),
-        rollup_summary=rollup_summary(alert.get("rollup_alerts") or {}),
-        rollup_detail_3=rollup_detail(alert.get("rollup_alerts") or {}, 3),
-        rollup_detail_10=rollup_detail(alert.get("rollup_alerts") or {}, 10),
+        rollup_summary=rollup_summary(rollup_alerts) if rollup_alerts else "",  # as of none: a storm's alerts
+        rollup_detail_3=rollup_detail(rollup_alerts, 3) if rollup_alerts else "",
+        rollup_detail_10=rollup_detail(rollup_alerts, 10) if rollup_alerts else "",
         rollup_threshold=alert.get("rollup_threshold") or "",
         alias=settings.get("alias") or "flapjack",
         ack_hash=alert.get("event_hash") or ack_hash(f"{entity}:{check}"),

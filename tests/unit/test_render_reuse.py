@@ -180,3 +180,12 @@ def test_an_override_that_includes_another_template_is_not_shared(renders: list[
     shared: dict = {}
     texts = [render.render_alert(for_contact(dict(ALERT, media="sms"), n), config, shared)[1] for n in range(2)]
     assert texts == ["c0", "c1"]
+
+
+@pytest.mark.parametrize("rollup_alerts", [None, {}])
+def test_an_alert_without_rollup_alerts_has_the_rollup_wording_of_none(rollup_alerts: dict | None) -> None:
+    """alert_context skips the rollup wording of an alert without rollup alerts: it is that of none."""
+    context = render.alert_context(dict(ALERT, rollup_alerts=rollup_alerts))
+    assert context["rollup_summary"] == render.rollup_summary({})
+    assert context["rollup_detail_3"] == render.rollup_detail({}, 3)
+    assert context["rollup_detail_10"] == render.rollup_detail({}, 10) and context["rollup_rows"] == []
