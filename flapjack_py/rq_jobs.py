@@ -80,9 +80,10 @@ def shared_members(fields: Mapping[str, Any]) -> SharedMembers:
                          tuple(i for i, value in enumerate(values) if type(value) is list))
 
 
-Strings = dict[str, str]
+Strings = dict[Any, Any]
 """JSON strings already encoded (text -> its JSON form) for the jobs of one commit: their records share
-field names and many values (a notification's summary, a contact's address, an sms text)."""
+field names and many values (a notification's summary, a contact's address, an sms text); also a run of
+field names -> the starts of their members (`"name": `)."""
 
 
 class JobTemplate:
@@ -154,13 +155,14 @@ def _alike(values: tuple[Any, ...], shared: SharedMembers) -> bool:
 
 def _members(members: list[str], keys: tuple[Any, ...], values: tuple[Any, ...], strings: Strings) -> bool:
     """Add `"key": value` of each item to `members`, as json.dumps writes them in an object; False when a
-    key is not a str."""
-    for key, value in zip(keys, values):  # noqa: B905 (as long: zip's keyword costs ~1k instructions a call)
-        if type(key) is not str:
+    key is not a str. The members' starts are made once per commit for a run of keys (records of one
+    template and medium have the same)."""
+    names = strings.get(keys)
+    if names is None:
+        if any(type(key) is not str for key in keys):
             return False
-        name = strings.get(key)
-        if name is None:
-            name = strings[key] = encode_basestring_ascii(key)
+        names = strings[keys] = tuple(f"{encode_basestring_ascii(key)}: " for key in keys)
+    for name, value in zip(names, values):  # noqa: B905 (as long: zip's keyword costs ~1k instructions a call)
         kind = type(value)
         if kind is str:
             text = strings.get(value)
@@ -172,7 +174,7 @@ def _members(members: list[str], keys: tuple[Any, ...], values: tuple[Any, ...],
             text = "null"
         else:  # floats, bools, lists, dicts...: as json.dumps writes them inside the record
             text = json.dumps(value)
-        members.append(f"{name}: {text}")
+        members.append(name + text)
     return True
 
 
