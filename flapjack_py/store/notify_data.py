@@ -39,8 +39,8 @@ class NotifiedCheck:
     state: str  # the notification's state (names the per-state drop key)
     paged: tuple[str, ...] | None = None  # an escalation step's contacts: only they are alerted
 
-    @property
-    def id(self) -> str:
+    @functools.cached_property
+    def id(self) -> str:  # made once: a batch's reads ask it ~20 times per check
         return keys.check_id(self.entity, self.check)
 
 
