@@ -28,7 +28,8 @@ HASH_MAX_LISTPACK_VALUE = 1024
 """Largest field value a small hash keeps in one contiguous listpack (the server's default: 64 bytes). A
 check hash holds the last summary, details and perfdata (~700 B, so by default ~25 scattered
 allocations, every event reading and rewriting them): at 1024, Redis CPU per ok event -12 % over 1,000
-checks and -15 % over 10,000 (issue 11, in-process runs of 40,000 events). README recommends it for a
+checks and -15 % over 10,000 (issue 11, in-process runs of 40,000 events), with glibc's malloc; with jemalloc
+(JEMALLOC) the CPU is about the same either way, the listpack still the smaller. README recommends it for a
 user's own server."""
 JEMALLOC = "jemalloc"
 """The allocator preloaded into a server binary built with the C library's malloc (`malloc=libc` in its
