@@ -71,17 +71,18 @@ def builds_with_libc_malloc(binary: str) -> bool:
     return "malloc=libc" in found.stdout
 
 
-def server_environment(binary: str, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment to start `binary` in: `base` (default: ours), with jemalloc preloaded when the binary
-    was built with the C library's malloc and the system has jemalloc. A preload the user set is kept."""
+def server_environment(binary: str, base: dict[str, str] | None = None) -> tuple[dict[str, str], str]:
+    """The environment to start `binary` in and the allocator it preloads ('' = none): `base` (default:
+    ours), with jemalloc preloaded when the binary was built with the C library's malloc and the system has
+    jemalloc. A preload the user set is kept (and is not ours: '')."""
     env = dict(os.environ if base is None else base)
     if env.get("LD_PRELOAD") or not builds_with_libc_malloc(binary):
-        return env
-    library = ctypes.util.find_library(JEMALLOC)
+        return env, ""
+    library = ctypes.util.find_library(JEMALLOC) or ""
     if library:
         env["LD_PRELOAD"] = library
         log.info("embedded Redis %s: built with libc malloc; %s preloaded", binary, library)
-    return env
+    return env, library
 
 
 def default_data_dir() -> Path:
@@ -138,8 +139,7 @@ class EmbeddedRedis:
             args += ["--bind", "127.0.0.1"]
         args += ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistent else ["--appendonly", "no"]
         log.info("starting embedded Redis %s in %s", self.binary, self.data_dir)
-        env = server_environment(self.binary)
-        self.preloaded = env.get("LD_PRELOAD", "") if env.get("LD_PRELOAD") != os.environ.get("LD_PRELOAD") else ""
+        env, self.preloaded = server_environment(self.binary)
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, env=env)
         self._wait_ready()

@@ -89,7 +89,8 @@ def test_jemalloc_is_preloaded_only_into_a_libc_malloc_build(tmp_path: Path) -> 
     libc = _fake_server(tmp_path / "a", "Valkey server v=9.1.2 sha=00000000:1 malloc=libc bits=64 build=x")
     (tmp_path / "b").mkdir()
     linked = _fake_server(tmp_path / "b", "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64")
-    assert server_environment(libc, {"PATH": "/usr/bin"})["LD_PRELOAD"].startswith("libjemalloc")
-    assert "LD_PRELOAD" not in server_environment(linked, {"PATH": "/usr/bin"})
-    # a preload the user set is theirs
-    assert server_environment(libc, {"LD_PRELOAD": "libother.so"})["LD_PRELOAD"] == "libother.so"
+    env, preloaded = server_environment(libc, {"PATH": "/usr/bin"})
+    assert preloaded.startswith("libjemalloc") and env["LD_PRELOAD"] == preloaded
+    assert server_environment(linked, {"PATH": "/usr/bin"}) == ({"PATH": "/usr/bin"}, "")
+    # a preload the user set is theirs, and is not reported as ours
+    assert server_environment(libc, {"LD_PRELOAD": "libother.so"}) == ({"LD_PRELOAD": "libother.so"}, "")
