@@ -56,6 +56,10 @@ SCENARIO_RUNNERS: dict[str, Callable[[Context], Any]] = {
 }
 
 
+ALTERNATING = ("ok_steady", "checks_10k")
+"""Scenarios whose repetitions alternate when both run (scenarios.ok_steady_and_checks_10k)."""
+
+
 def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
     """Run the bench; `emit` gets the result lines, `progress` the progress lines. Return the exit code."""
     started = time.monotonic()
@@ -91,14 +95,26 @@ def _run_scenarios(ctx: Context, progress: Emit) -> dict[str, Any]:
     reference = Reference()
     data: dict[str, Any] = {"env": env_fields(ctx), "reference": reference, "results": {}}
     _sample(ctx, reference)
+    results: dict[str, Result] = {}
+    alternate = set(ALTERNATING) <= set(ctx.options.scenarios)
     for name in ctx.options.scenarios:
+        if name in results:
+            continue  # measured with the scenario it alternates with
         began = time.monotonic()
-        progress(f"bench: {name} ...")
-        result = SCENARIO_RUNNERS[name](ctx)
-        data["results"][name] = result
-        verdict = ",".join(dict.fromkeys(result.failures)) or "ok"
-        progress(f"bench: {name} done in {time.monotonic() - began:.1f}s ({verdict})")
+        if alternate and name in ALTERNATING:
+            progress(f"bench: {' and '.join(ALTERNATING)}, repetitions alternating ...")
+            measured = dict(zip(ALTERNATING, scenarios.ok_steady_and_checks_10k(ctx), strict=True))
+        else:
+            progress(f"bench: {name} ...")
+            measured = {name: SCENARIO_RUNNERS[name](ctx)}
+        results.update(measured)
+        took = time.monotonic() - began
+        for done, result in measured.items():
+            verdict = ",".join(dict.fromkeys(result.failures)) or "ok"
+            along = f" with {' and '.join(n for n in measured if n != done)}" if len(measured) > 1 else ""
+            progress(f"bench: {done} done in {took:.1f}s{along} ({verdict})")
         _sample(ctx, reference)
+    data["results"] = {name: results[name] for name in ctx.options.scenarios}  # lines in the order asked
     return data
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from flapjack_py.bench import runner, scenarios
 from flapjack_py.bench.context import Options
 from flapjack_py.bench.correctness import Failure, Observation, failures
 from flapjack_py.bench.output import format_line, format_value
@@ -145,6 +147,48 @@ def test_a_right_run_reports_every_line_in_spec_order(tmp_path: Path) -> None:
     assert lines[4].split()[-4:-1] == ["redis_cmds_per_alert=8.3333", "executive_cpu_us_per_alert=83333.3",
                                        "redis_cpu_us_per_alert=33333.3"] and lines[4].endswith(" lost=0")
     assert len(data["scenarios"]["ok_steady"]["raw"]["repetitions"]) == 3
+
+
+def steady_runs(*events_per_s: float) -> list[Run]:
+    """Right runs of 10 events at these rates."""
+    return [make_run(make_obs(alerts=0, alerts_expected=0), 10 / rate) for rate in events_per_s]
+
+
+def test_alternated_checks_10k_compares_each_run_with_the_ok_steady_run_before_it() -> None:
+    steady = ThroughputResult("ok_steady", 1000, steady_runs(10, 8, 12.5))
+    many = ThroughputResult("checks_10k", 10_000, steady_runs(9, 8, 5), alternated=True)
+    # pairs 0.9, 1.0 and 0.4 (the third run fell in a slow phase): their median, not median/median (8/10)
+    assert many.fields(reference(), {"ok_steady": steady})["ratio_to_ok_steady"] == pytest.approx(0.9)
+    back_to_back = ThroughputResult("checks_10k", 10_000, steady_runs(9, 8, 5))
+    assert back_to_back.fields(reference(), {"ok_steady": steady})["ratio_to_ok_steady"] == pytest.approx(0.8)
+    assert many.raw()["alternated_with"] == "ok_steady" and "alternated_with" not in back_to_back.raw()
+
+
+def test_ok_steady_and_checks_10k_repetitions_alternate_and_lines_keep_the_order_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    done: list[object] = []
+
+    def run_once(_ctx: object, pop: object, _contacts: bool, _events: int, _build: object) -> Run:
+        done.append(pop.size)  # type: ignore[attr-defined]
+        return steady_runs(10)[0]
+
+    monkeypatch.setattr(scenarios, "run_once", run_once)
+    monkeypatch.setattr(runner, "_sample", lambda _ctx, _ref: done.append("reference"))
+    monkeypatch.setattr(runner, "env_fields", lambda _ctx: {})
+    monkeypatch.setitem(runner.SCENARIO_RUNNERS, "storm",
+                        lambda _ctx: done.append("storm") or ThroughputResult("storm", 2000, [make_run(make_obs())]))
+    progress: list[str] = []
+    ctx = SimpleNamespace(options=Options(scenarios=("ok_steady", "storm", "checks_10k"), repeat=2))
+    data = runner._run_scenarios(ctx, progress.append)  # type: ignore[arg-type]
+    assert done == ["reference", 1000, 10_000, 1000, 10_000, "reference", "storm", "reference"]
+    assert list(data["results"]) == ["ok_steady", "storm", "checks_10k"]
+    assert data["results"]["checks_10k"].alternated and not data["results"]["ok_steady"].alternated
+    assert any(line.startswith("bench: checks_10k done in ") and "with ok_steady (ok)" in line for line in progress)
+    # asked alone, checks_10k runs back to back
+    done.clear()
+    alone = runner._run_scenarios(SimpleNamespace(options=Options(scenarios=("checks_10k",), repeat=2)),
+                                  progress.append)  # type: ignore[arg-type]
+    assert done == ["reference", 10_000, 10_000, "reference"] and not alone["results"]["checks_10k"].alternated
 
 
 def test_values_have_no_spaces_and_at_most_4_decimals() -> None:
