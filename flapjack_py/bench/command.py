@@ -29,8 +29,8 @@ def _scenarios(ctx: click.Context, param: click.Parameter, value: str | None) ->
               help=f"Comma-separated scenarios to run [default: all: {','.join(SCENARIOS)}].")
 @click.option("--events", type=click.IntRange(1, 10_000_000), help="Events per scenario [20,000; quick 5,000].")
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Repetitions of each throughput scenario (the median is reported; ok_steady's and "
-                   "checks_10k's alternate when both run).")
+              help="Repetitions of each throughput scenario (the median is reported; those of ok_steady, "
+                   "failing_10pct and checks_10k run in rotation).")
 @click.option("--placement", type=click.Choice(PLACEMENTS),
               help="CPU pinning: same (Redis + executive on the last CPU; default with >= 2 CPUs), split, free.")
 @click.option("--rate", type=click.FloatRange(1, 100_000), default=1000.0, show_default=True,

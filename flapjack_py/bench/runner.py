@@ -56,10 +56,6 @@ SCENARIO_RUNNERS: dict[str, Callable[[Context], Any]] = {
 }
 
 
-ALTERNATING = ("ok_steady", "checks_10k")
-"""Scenarios whose repetitions alternate when both run (scenarios.ok_steady_and_checks_10k)."""
-
-
 def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
     """Run the bench; `emit` gets the result lines, `progress` the progress lines. Return the exit code."""
     started = time.monotonic()
@@ -96,14 +92,14 @@ def _run_scenarios(ctx: Context, progress: Emit) -> dict[str, Any]:
     data: dict[str, Any] = {"env": env_fields(ctx), "reference": reference, "results": {}}
     _sample(ctx, reference)
     results: dict[str, Result] = {}
-    alternate = set(ALTERNATING) <= set(ctx.options.scenarios)
+    steady = [name for name in ctx.options.scenarios if name in scenarios.STEADY]
     for name in ctx.options.scenarios:
         if name in results:
-            continue  # measured with the scenario it alternates with
+            continue  # measured in rotation with another steady scenario
         began = time.monotonic()
-        if alternate and name in ALTERNATING:
-            progress(f"bench: {' and '.join(ALTERNATING)}, repetitions alternating ...")
-            measured = dict(zip(ALTERNATING, scenarios.ok_steady_and_checks_10k(ctx), strict=True))
+        if len(steady) > 1 and name in steady:
+            progress(f"bench: {', '.join(steady)}, repetitions in rotation ...")
+            measured: dict[str, Result] = dict(scenarios.in_rotation(ctx, steady))
         else:
             progress(f"bench: {name} ...")
             measured = {name: SCENARIO_RUNNERS[name](ctx)}

@@ -78,7 +78,7 @@ class ThroughputResult:
     checks: int
     runs: list[Run] = field(default_factory=list)
     section: str = "scenario"
-    alternated: bool = False  # checks_10k: each repetition ran right after one of ok_steady's (alternating)
+    rotated: bool = False  # its repetitions ran in rotation with other steady scenarios' (in_rotation)
 
     @property
     def failures(self) -> list[str]:
@@ -119,9 +119,9 @@ class ThroughputResult:
         return line
 
     def ratio_to(self, base: ThroughputResult) -> float:
-        """events/s relative to `base`'s: the median of the repetitions' ratios when they alternated with
-        `base`'s (each compared with the run just before it), else the ratio of the median runs."""
-        if self.alternated and len(self.runs) == len(base.runs) and self.runs:
+        """events/s relative to `base`'s: the median of the rounds' ratios when both ran in rotation (each
+        run compared with `base`'s run of the same round), else the ratio of the median runs."""
+        if self.rotated and base.rotated and len(self.runs) == len(base.runs) and self.runs:
             return float(statistics.median(_ratio(mine.events_per_s, theirs.events_per_s)
                                            for mine, theirs in zip(self.runs, base.runs, strict=True)))
         return _ratio(self.typical.events_per_s, base.typical.events_per_s)
@@ -129,54 +129,62 @@ class ThroughputResult:
     def raw(self) -> dict[str, Any]:
         raw: dict[str, Any] = {"name": self.name, "checks": self.checks,
                                "repetitions": [run.raw() for run in self.runs]}
-        if self.alternated:
-            raw["alternated_with"] = "ok_steady"
+        if self.rotated:
+            raw["in_rotation"] = True
         return raw
+
+
+@dataclass(frozen=True)
+class Steady:
+    """A steady-stream scenario's population: how many checks, and whether one in ten flaps and alerts."""
+
+    checks: int
+    failing: bool
+
+
+STEADY = {"ok_steady": Steady(STEADY_CHECKS, False), "failing_10pct": Steady(STEADY_CHECKS, True),
+          "checks_10k": Steady(MANY_CHECKS, False)}
+"""The steady scenarios, whose results are compared with one another (in_rotation)."""
 
 
 def ok_steady(ctx: Context) -> ThroughputResult:
     """1,000 checks, `ok` events round robin, nobody to notify."""
-    return _scenario(ctx, "ok_steady", population_for(STEADY_CHECKS, False), False, ctx.options.scenario_events,
-                     round_robin)
+    return in_rotation(ctx, ["ok_steady"])["ok_steady"]
 
 
 def failing_10pct(ctx: Context) -> ThroughputResult:
     """1,000 checks, one in ten alternating critical/ok; 3 contacts x email and sms."""
-    return _scenario(ctx, "failing_10pct", population_for(STEADY_CHECKS, True), True, ctx.options.scenario_events,
-                     round_robin)
+    return in_rotation(ctx, ["failing_10pct"])["failing_10pct"]
 
 
 def checks_10k(ctx: Context) -> ThroughputResult:
     """ok_steady over 10,000 checks."""
-    return _scenario(ctx, "checks_10k", population_for(MANY_CHECKS, False), False, ctx.options.scenario_events,
-                     round_robin)
+    return in_rotation(ctx, ["checks_10k"])["checks_10k"]
 
 
-def ok_steady_and_checks_10k(ctx: Context) -> tuple[ThroughputResult, ThroughputResult]:
-    """Both, their repetitions alternating (ok_steady, checks_10k, ok_steady, ...) so that checks_10k's
-    ratio_to_ok_steady compares runs made moments apart: a slow phase of a small VM, which lasts seconds
-    and slowed a whole scenario's repetitions by ~15 % in one of seven runs when they ran back to back,
-    falls on a pair's two runs alike (issue 11)."""
-    ok = ThroughputResult("ok_steady", STEADY_CHECKS)
-    many = ThroughputResult("checks_10k", MANY_CHECKS, alternated=True)
-    steady, wide = population_for(STEADY_CHECKS, False), population_for(MANY_CHECKS, False)
+def in_rotation(ctx: Context, names: list[str]) -> dict[str, ThroughputResult]:
+    """The steady scenarios `names`, their repetitions in rotation (ok_steady, failing_10pct, checks_10k,
+    ok_steady, ...), so that the runs compared with one another were made moments apart: checks_10k's
+    ratio_to_ok_steady, and failing_10pct against 0.6 x ok_steady. A slow phase of a small VM lasts seconds;
+    back to back, one slowed all three checks_10k repetitions by ~15 % in one of seven runs (issue 11).
+    In rotation, it falls on a round's runs alike."""
+    rotated = len(names) > 1
+    results = {name: ThroughputResult(name, STEADY[name].checks, rotated=rotated) for name in names}
+    populations = {name: population_for(STEADY[name].checks, STEADY[name].failing) for name in names}
     for _ in range(ctx.options.repetitions):
-        ok.runs.append(run_once(ctx, steady, False, ctx.options.scenario_events, round_robin))
-        many.runs.append(run_once(ctx, wide, False, ctx.options.scenario_events, round_robin))
-    return ok, many
+        for name in names:
+            results[name].runs.append(run_once(ctx, populations[name], STEADY[name].failing,
+                                               ctx.options.scenario_events, round_robin))
+    return results
 
 
 def storm(ctx: Context) -> ThroughputResult:
     """2,000 ok checks (fewer when --events is smaller) all go critical at once; 3 contacts x 2 media."""
     checks = min(STORM_CHECKS, ctx.options.scenario_events)
     pop = population_for(checks, False)
-    return _scenario(ctx, "storm", pop, True, pop.size, everyone_fails)
-
-
-def _scenario(ctx: Context, name: str, pop: Population, contacts: bool, events: int, build: Build) -> ThroughputResult:
-    result = ThroughputResult(name, pop.size)
+    result = ThroughputResult("storm", pop.size)
     for _ in range(ctx.options.repetitions):
-        result.runs.append(run_once(ctx, pop, contacts, events, build))
+        result.runs.append(run_once(ctx, pop, True, pop.size, everyone_fails))
     return result
 
 

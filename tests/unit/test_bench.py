@@ -154,22 +154,22 @@ def steady_runs(*events_per_s: float) -> list[Run]:
     return [make_run(make_obs(alerts=0, alerts_expected=0), 10 / rate) for rate in events_per_s]
 
 
-def test_alternated_checks_10k_compares_each_run_with_the_ok_steady_run_before_it() -> None:
-    steady = ThroughputResult("ok_steady", 1000, steady_runs(10, 8, 12.5))
-    many = ThroughputResult("checks_10k", 10_000, steady_runs(9, 8, 5), alternated=True)
-    # pairs 0.9, 1.0 and 0.4 (the third run fell in a slow phase): their median, not median/median (8/10)
+def test_rotated_checks_10k_compares_each_run_with_the_ok_steady_run_of_its_round() -> None:
+    steady = ThroughputResult("ok_steady", 1000, steady_runs(10, 8, 12.5), rotated=True)
+    many = ThroughputResult("checks_10k", 10_000, steady_runs(9, 8, 5), rotated=True)
+    # rounds 0.9, 1.0 and 0.4 (the third run fell in a slow phase): their median, not median/median (8/10)
     assert many.fields(reference(), {"ok_steady": steady})["ratio_to_ok_steady"] == pytest.approx(0.9)
     back_to_back = ThroughputResult("checks_10k", 10_000, steady_runs(9, 8, 5))
     assert back_to_back.fields(reference(), {"ok_steady": steady})["ratio_to_ok_steady"] == pytest.approx(0.8)
-    assert many.raw()["alternated_with"] == "ok_steady" and "alternated_with" not in back_to_back.raw()
+    assert many.raw()["in_rotation"] is True and "in_rotation" not in back_to_back.raw()
 
 
-def test_ok_steady_and_checks_10k_repetitions_alternate_and_lines_keep_the_order_asked(
+def test_steady_scenarios_run_their_repetitions_in_rotation_and_lines_keep_the_order_asked(
         monkeypatch: pytest.MonkeyPatch) -> None:
     done: list[object] = []
 
-    def run_once(_ctx: object, pop: object, _contacts: bool, _events: int, _build: object) -> Run:
-        done.append(pop.size)  # type: ignore[attr-defined]
+    def run_once(_ctx: object, pop: object, contacts: bool, _events: int, _build: object) -> Run:
+        done.append((pop.size, contacts))  # type: ignore[attr-defined]
         return steady_runs(10)[0]
 
     monkeypatch.setattr(scenarios, "run_once", run_once)
@@ -178,17 +178,21 @@ def test_ok_steady_and_checks_10k_repetitions_alternate_and_lines_keep_the_order
     monkeypatch.setitem(runner.SCENARIO_RUNNERS, "storm",
                         lambda _ctx: done.append("storm") or ThroughputResult("storm", 2000, [make_run(make_obs())]))
     progress: list[str] = []
-    ctx = SimpleNamespace(options=Options(scenarios=("ok_steady", "storm", "checks_10k"), repeat=2))
-    data = runner._run_scenarios(ctx, progress.append)  # type: ignore[arg-type]
-    assert done == ["reference", 1000, 10_000, 1000, 10_000, "reference", "storm", "reference"]
-    assert list(data["results"]) == ["ok_steady", "storm", "checks_10k"]
-    assert data["results"]["checks_10k"].alternated and not data["results"]["ok_steady"].alternated
-    assert any(line.startswith("bench: checks_10k done in ") and "with ok_steady (ok)" in line for line in progress)
-    # asked alone, checks_10k runs back to back
+    asked = ("ok_steady", "storm", "failing_10pct", "checks_10k")
+    data = runner._run_scenarios(SimpleNamespace(options=Options(scenarios=asked, repeat=2)),  # type: ignore[arg-type]
+                                 progress.append)
+    round_ = [(1000, False), (1000, True), (10_000, False)]  # ok_steady, failing_10pct (alerting), checks_10k
+    assert done == ["reference", *round_, *round_, "reference", "storm", "reference"]
+    assert list(data["results"]) == list(asked)
+    assert all(data["results"][name].rotated for name in ("ok_steady", "failing_10pct", "checks_10k"))
+    assert any(line.startswith("bench: checks_10k done in ") and "with ok_steady and failing_10pct (ok)" in line
+               for line in progress)
+    # asked alone, a steady scenario's repetitions run back to back
     done.clear()
-    alone = runner._run_scenarios(SimpleNamespace(options=Options(scenarios=("checks_10k",), repeat=2)),
-                                  progress.append)  # type: ignore[arg-type]
-    assert done == ["reference", 10_000, 10_000, "reference"] and not alone["results"]["checks_10k"].alternated
+    alone = runner._run_scenarios(SimpleNamespace(options=Options(scenarios=("checks_10k",), repeat=2)),  # type: ignore[arg-type]
+                                  progress.append)
+    assert done == ["reference", (10_000, False), (10_000, False), "reference"]
+    assert not alone["results"]["checks_10k"].rotated
 
 
 def test_values_have_no_spaces_and_at_most_4_decimals() -> None:
