@@ -16,6 +16,7 @@ import redis
 
 from .config import Config
 from .delivery import FAILURE_TTL
+from .heartbeat import Heartbeat
 from .store.client import StrRedis
 from .store.health import HealthInputs, load_health_inputs
 
@@ -34,6 +35,7 @@ class Health:
     queue_length: int = 0
     queue_age: int = 0
     gateways: dict[str, dict[str, int]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  # degraded but working: an executive's housekeeping chore overran
 
     @property
     def status(self) -> str:
@@ -45,7 +47,7 @@ class Health:
         return {"status": self.status, "reasons": list(self.reasons), "checks": self.checks,
                 "executives": {"alive": self.executives, "last_heartbeat_age": self.last_executive_age},
                 "queue": {"length": self.queue_length, "oldest_age": self.queue_age},
-                "gateways": self.gateways}
+                "gateways": self.gateways, "warnings": list(self.warnings)}
 
 
 def check_health(client: StrRedis, config: Config, now: int) -> Health:
@@ -83,7 +85,17 @@ def assess(inputs: HealthInputs, config: Config, now: int) -> Health:
             reasons.append(f"Gateway {medium}: {failed} alerts failed in the last {span(wd.failure_window)}")
     return Health(ok=not reasons, reasons=tuple(reasons), checks=inputs.checks, executives=len(fresh),
                   last_executive_age=last_age, queue_length=inputs.queue_length, queue_age=inputs.queue_age,
-                  gateways=gateways)
+                  gateways=gateways, warnings=tuple(_slow_chores(fresh, now)))
+
+
+SLOW_CHORE_SHOWN = 600
+"""Seconds an executive's overrun housekeeping chore is shown in the health answer's warnings."""
+
+
+def _slow_chores(executives: list[Heartbeat], now: int) -> list[str]:
+    return [f"An executive (pid {b.pid}): housekeeping chore {b.slow_chore} took {b.slow_chore_seconds:.1f} s "
+            f"{span(max(now - b.slow_chore_at, 0))} ago — events waited meanwhile"
+            for b in executives if b.slow_chore and now - b.slow_chore_at <= SLOW_CHORE_SHOWN]
 
 
 def enabled_media(config: Config) -> list[str]:

@@ -36,10 +36,17 @@ class Heartbeat:
     processed: int = 0  # events (executive) or alerts (gateway) handled since start
     last_batch: int | None = None  # unix time of the last batch / job, None before the first
     at: int = 0  # unix time of this beat
+    slow_chore: str = ""  # executive: the last housekeeping chore that overran its budget
+    slow_chore_seconds: float = 0.0  # how long it took
+    slow_chore_at: int = 0  # unix time it ended
 
     def to_json(self) -> str:
         """The stored form."""
         return json.dumps(asdict(self), separators=(",", ":"))
+
+    def overran(self, chore: str, seconds: float, now: float) -> None:
+        """Record that housekeeping chore `chore` took `seconds`, more than its budget."""
+        self.slow_chore, self.slow_chore_seconds, self.slow_chore_at = chore, round(seconds, 3), int(now)
 
     def done(self, count: int, now: float) -> None:
         """Count `count` more events or alerts handled at `now`."""

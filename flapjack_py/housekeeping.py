@@ -1,13 +1,17 @@
 """The executive's chores between batches: heartbeat and rate samples, taking back gone executives' events,
 the batch-time histogram, hourly trims, recurring maintenance and stale checks.
 
-`Housekeeping.run()` is called before every take; each chore runs when its period has passed.
+`Housekeeping.run()` is called before every take; each chore runs when its period has passed. A chore
+that can be split (recurring maintenance) does at most CHORE_BUDGET seconds of work per call and goes on
+at the next; any chore that takes longer than its budget is logged and recorded in the heartbeat, so
+/api/health shows it.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import redis
 
@@ -29,6 +33,7 @@ RECOVERY_EVERY = 15.0  # seconds between scans for gone executives' in-flight ev
 METRICS_EVERY = 1.0  # seconds between writes of the batch timing histogram
 SERIES_EVERY = 60  # seconds (wall clock) between materialisations of recurring maintenance
 STALE_EVERY = 30  # seconds between sweeps for stale checks (by one executive at a time)
+CHORE_BUDGET = 0.25  # seconds of work one chore may do between two batches
 
 
 class Housekeeping:
@@ -41,6 +46,7 @@ class Housekeeping:
         self.requeue_pending = False  # a lost connection left events in flight to put back
         self._last_beat = self._last_recovery = self._last_metrics = 0.0
         self._series_at = self._stale_at = self._escalated_at = 0
+        self._series_next: str | None = None  # a materialisation round under way goes on after this id
         self.escalating: escalation_steps.Escalating | None = None  # set by the executive (its notifier)
         self._hour = ""
         self._batch_seconds: list[float] = []
@@ -67,10 +73,20 @@ class Housekeeping:
         if mono - self._last_metrics >= METRICS_EVERY:
             self.flush_metrics()
             self._last_metrics = mono
-        self._hourly()
-        self._materialise_series()
-        self._sweep_stale()
-        self._escalate_due()
+        self._timed("hourly", self._hourly)
+        self._timed("maintenance_series", self._materialise_series)
+        self._timed("stale_checks", self._sweep_stale)
+        self._timed("escalation", self._escalate_due)
+
+    def _timed(self, chore: str, run: Callable[[], None]) -> None:
+        """Run one chore; one that overran CHORE_BUDGET is logged and recorded in the heartbeat."""
+        began = time.monotonic()
+        run()
+        took = time.monotonic() - began
+        if took > CHORE_BUDGET:
+            log.warning("housekeeping chore %s took %.2f s (budget %.2f s): events waited", chore, took,
+                        CHORE_BUDGET)
+            self.heartbeat.overran(chore, took, time.time())
 
     def batch_took(self, seconds: float) -> None:
         """Remember a batch's time for the histogram."""
@@ -111,11 +127,15 @@ class Housekeeping:
             self._hour = hour
 
     def _materialise_series(self) -> None:
-        """Write recurring maintenance occurrences ahead of time (store/maintenance_series.py)."""
+        """Write recurring maintenance occurrences ahead of time (store/maintenance_series.py): a round every
+        SERIES_EVERY seconds, CHORE_BUDGET seconds of it per call."""
         now = int(time.time())
-        if abs(now - self._series_at) >= SERIES_EVERY:
-            self._series_at = now
-            maintenance_series.materialise_all(self.client, now)
+        if self._series_next is None:
+            if abs(now - self._series_at) < SERIES_EVERY:
+                return
+            self._series_at, self._series_next = now, ""
+        _, self._series_next = maintenance_series.materialise_some(
+            self.client, now, self._series_next, time.monotonic() + CHORE_BUDGET)
 
     def _escalate_due(self) -> None:
         """Page the escalation levels now due (flapjack_py.escalation_steps): one ZRANGEBYSCORE a second."""

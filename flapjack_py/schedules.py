@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta, tzinfo
 from typing import Any
 
+from . import recurrence
 from .timeparse import TimeParseError, parse_iso_duration, zone_named
 
 log = logging.getLogger(__name__)
@@ -240,7 +241,7 @@ def _expand(layer: Layer, start: int, end: int, known: Mapping[str, str]) -> _Ca
     Asked a week at a time (at most MAX_SEGMENTS events: a calendar repeating every minute cannot stall a
     request). Not `after()`: it crawls through a long event (a week on call) 15 minutes at a time.
     """
-    query = _query(layer.ical)
+    query = _query(layer.ical, datetime.fromtimestamp(start, UTC).year - 1)
     found: set[tuple[int, int, tuple[str, ...]]] = set()
     since = start
     while since < end and len(found) < MAX_SEGMENTS:
@@ -255,12 +256,45 @@ def _expand(layer: Layer, start: int, end: int, known: Mapping[str, str]) -> _Ca
 
 
 @functools.lru_cache(maxsize=PARSED_CALENDARS)
-def _query(text: str) -> Any:
-    """The occurrence query of a layer's iCalendar text, parsed once (a schedule is resolved many times)."""
+def _query(text: str, since_year: int) -> Any:
+    """The occurrence query of a layer's iCalendar text from the year `since_year` on, parsed once (a schedule
+    is resolved many times): recurring events start at most a year before (_bound_recurrence)."""
     import icalendar
     import recurring_ical_events
 
-    return recurring_ical_events.of(icalendar.Calendar.from_ical(text))
+    calendar = icalendar.Calendar.from_ical(text)
+    anchor = datetime(max(since_year, 1), 1, 1, tzinfo=UTC)
+    for event in calendar.walk("VEVENT"):
+        _bound_recurrence(calendar, event, anchor)
+    return recurring_ical_events.of(calendar)
+
+
+def _bound_recurrence(calendar: Any, event: Any, anchor: datetime) -> None:
+    """Give a recurring event a DTSTART near `anchor` (whole periods later: the same occurrences from
+    there on; DTEND moved alike), or drop it when its rule never matches or cannot be walked cheaply
+    (flapjack_py.recurrence.bounded_start): expanding must not walk an RRULE from a distant DTSTART."""
+    rule, start = event.get("RRULE"), event.get("DTSTART")
+    if rule is None or start is None:
+        return
+    began = start.dt if isinstance(start.dt, datetime) else datetime.combine(start.dt, time(0))
+    try:
+        moved = recurrence.bounded_start(rule.to_ical().decode(), began, anchor)
+    except (ValueError, TypeError, KeyError, OverflowError):
+        moved = None
+    if moved is None:
+        log.warning("iCalendar event %s: its RRULE never matches or is too costly to expand: left out",
+                    str(event.get("UID", ""))[:100])
+        calendar.subcomponents.remove(event)
+        return
+    if moved == began:
+        return
+    shift = moved - began
+    for name in ("DTSTART", "DTEND"):
+        if name in event:
+            value = event[name].dt
+            new = value + shift if isinstance(value, datetime) else (datetime.combine(value, time(0)) + shift).date()
+            del event[name]
+            event.add(name, new)
 
 
 def _event_span(event: Any) -> tuple[int, int]:

@@ -10,20 +10,25 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 
 import redis
 
 from .. import keys
-from ..recurrence import Series, as_tuple, occurrences
+from ..recurrence import InvalidSeries, Series, as_tuple, occurrences
 from . import maintenance as maint
-from .checks import current_check_names
+from .checks import check_exists, current_check_names
 from .client import StrRedis
 
 log = logging.getLogger(__name__)
 
 AHEAD = 14 * 86400
 """How far ahead (seconds) occurrences are materialised; the executive's housekeeping moves it along."""
+MAX_WINDOWS = 10_000
+"""Most windows one series may have ahead (occurrences within AHEAD x target checks)."""
+WRITE_CHUNK = 200
+"""Checks whose windows are written in one pipeline."""
 _TARGETS = ("checks", "entities", "tags")
 
 
@@ -83,36 +88,85 @@ def target_checks(client: StrRedis, series: Series) -> list[tuple[str, str]]:
     return list(dict.fromkeys(found))
 
 
+def check_plan(client: StrRedis, series: Series, now: int, ahead: int = AHEAD) -> None:
+    """Raise InvalidSeries when `series` names a check that was never seen, or would write more than
+    MAX_WINDOWS windows ahead (occurrences within `ahead` x target checks)."""
+    unknown = [c for c in series.checks if not check_exists(client, *keys.split_check_id(c))]
+    if unknown:
+        raise InvalidSeries(f"unknown checks: {', '.join(unknown[:10])}" + (" ..." if len(unknown) > 10 else ""))
+    windows = len(occurrences(series, now, now + ahead)) * len(target_checks(client, series))
+    if windows > MAX_WINDOWS:
+        raise InvalidSeries(f"the series would make {windows} maintenance windows in the next "
+                            f"{ahead // 86400} days (at most {MAX_WINDOWS}): fewer occurrences or targets")
+
+
 def materialise(client: StrRedis, series: Series, now: int, ahead: int = AHEAD) -> int:
     """Write the occurrences overlapping [now, now + ahead) as scheduled windows on every target check,
-    skipping those already written (or ended by hand) before; return how many windows were written."""
+    skipping those already written (or ended by hand) before; return how many windows were written.
+
+    One read of the targets' windows, then one pipeline per WRITE_CHUNK checks; at most MAX_WINDOWS."""
     starts = occurrences(series, now, now + ahead)
     if not starts:
         return 0
     done = _recorded(client, series.id, starts[0], starts[-1])
+    targets = target_checks(client, series)
+    if len(starts) * len(targets) > MAX_WINDOWS:
+        log.error("maintenance series %s would make %d windows (at most %d): not materialised",
+                  series.id, len(starts) * len(targets), MAX_WINDOWS)
+        return 0
     written = 0
-    for entity, check in target_checks(client, series):
-        for start in starts:
-            member = _member(entity, check, start)
-            if member in done:
-                continue
-            maint.create_scheduled(client, entity, check, start, series.duration, series.summary, now)
-            client.zadd(keys.maintenance_series_occurrences(series.id), {member: start})
-            written += 1
+    for chunk in _chunks(targets, WRITE_CHUNK):
+        todo = {target: [t for t in starts if _member(*target, t) not in done] for target in chunk}
+        todo = {target: new for target, new in todo.items() if new}
+        if todo:
+            _write_windows(client, series, todo, now)
+            written += sum(len(new) for new in todo.values())
     if written:
         log.info("maintenance series %s: %d windows materialised", series.id, written)
     return written
 
 
-def materialise_all(client: StrRedis, now: int, ahead: int = AHEAD) -> int:
-    """Materialise every series (housekeeping); a damaged series is logged and skipped."""
+def _write_windows(client: StrRedis, series: Series, todo: dict[tuple[str, str], list[int]], now: int) -> None:
+    """Add the windows `todo` names (check -> starts) and re-evaluate each check's window in force."""
+    with client.pipeline(transaction=False) as pipe:
+        for entity, check in todo:
+            pipe.zrange(keys.maintenances(entity, check, maint.SCHEDULED), 0, -1, withscores=True)
+        loaded = pipe.execute()
+    with client.pipeline() as pipe:
+        for ((entity, check), new), pairs in zip(todo.items(), loaded, strict=True):
+            windows = {int(float(m)): int(d) for m, d in pairs}
+            for start in new:
+                windows[start] = series.duration
+                maint.add_window(pipe, entity, check, maint.SCHEDULED, start, series.duration, series.summary)
+            maint.revalidate_scheduled(pipe, entity, check, windows, now)
+            pipe.zadd(keys.maintenance_series_occurrences(series.id),
+                      {_member(entity, check, start): start for start in new})
+        pipe.execute()
+
+
+def _chunks(items: list[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    for at in range(0, len(items), size):
+        yield items[at:at + size]
+
+
+def materialise_some(client: StrRedis, now: int, after_id: str, deadline: float,
+                     ahead: int = AHEAD) -> tuple[int, str | None]:
+    """Materialise series in id order from the one after `after_id` ("" = the first) until the monotonic
+    clock passes `deadline` (housekeeping's budget); a damaged series is logged and skipped. Return the
+    windows written and the id to go on after next time, or None when every series was done."""
+    ids = sorted(i for i in client.smembers(keys.maintenance_series_ids()) if i > after_id)
     written = 0
-    for series in list_series(client):
+    for at, series_id in enumerate(ids):
+        if at and time.monotonic() >= deadline:
+            return written, ids[at - 1]
+        series = load_series(client, series_id)
+        if series is None:
+            continue
         try:
             written += materialise(client, series, now, ahead)
         except (ValueError, redis.ResponseError):
             log.exception("maintenance series %s cannot be materialised", series.id)
-    return written
+    return written, None
 
 
 def remove_future(client: StrRedis, series_id: str, now: int) -> int:

@@ -36,6 +36,10 @@ def create_recurring(config: Config, entities: list[str], checks: list[str], rea
     with redis_client(config) as client:
         for entity in entities:
             ensure_entity(client, entity)
+        try:
+            store.check_plan(client, made, now)
+        except recurrence.InvalidSeries as exc:
+            raise click.UsageError(str(exc)) from None
         store.save_series(client, made)
         store.materialise(client, made, now)
     upcoming = recurrence.next_occurrences(made, now, 1)

@@ -38,7 +38,9 @@ def create_series(items: Sequence[dict[str, Any]], status: int = 422, **links: l
     made = []
     for item in items[:MAX_ITEMS]:
         try:
-            made.append(recurrence.new_series(_new_id(item), _fields(item, links), now))
+            series = recurrence.new_series(_new_id(item), _fields(item, links), now)
+            store.check_plan(ctx().client, series, now)
+            made.append(series)
         except InvalidSeries as exc:
             raise ApiError(status, str(exc)) from None
     for series in made:
@@ -79,6 +81,10 @@ def patch_series(ids: str) -> Response:
     for series in found:
         for op in ops:
             series = _apply(series, op.op, op.field, op.value if op.op != "remove" else op.member, now)
+        try:
+            store.check_plan(ctx().client, series, now)
+        except InvalidSeries as exc:
+            raise ApiError(422, str(exc)) from None
         changed.append(series)
     for series in changed:
         store.replace_series(ctx().client, series, now)

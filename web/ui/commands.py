@@ -83,6 +83,7 @@ def create_series(client: StrRedis, fields: dict[str, Any], now: int) -> Series:
     Raises InvalidSeries saying what is wrong.
     """
     made = recurrence.new_series(str(uuid.uuid4()), fields, now)
+    series_store.check_plan(client, made, now)
     series_store.save_series(client, made)
     series_store.materialise(client, made, now)
     log.info("maintenance series %s created from the web UI", made.id)

@@ -52,6 +52,7 @@ def update_series(series_id: str) -> Response | tuple[str, int]:
             edited = recurrence.changed(edited, "start_time", typed["start"], now())
         elif edited.timezone != found.timezone:  # the same wall-clock start in the new zone
             edited = recurrence.changed(edited, "start_time", start_text(found), now())
+        series_store.check_plan(db(), edited, now())
     except InvalidSeries as exc:
         form.errors["form"] = str(exc)
         return _render(found, form), 422
