@@ -72,9 +72,9 @@ class Series:
     tags: tuple[str, ...] = ()  # check tags and entity tags
     created: int = 0
 
-    def with_changes(self, now: int | None = None, **changes: Any) -> Series:
-        """A copy with `changes` applied, validated (against `now` too when given: see validated)."""
-        return validated(replace(self, **changes), now)
+    def with_changes(self, **changes: Any) -> Series:
+        """A copy with `changes` applied, validated."""
+        return validated(replace(self, **changes))
 
 
 def new_series(series_id: str, fields: dict[str, Any], now: int) -> Series:
@@ -100,13 +100,14 @@ def changed(series: Series, field_name: str, value: Any, now: int) -> Series:
     raises InvalidSeries for an unknown field or a bad value."""
     if field_name == "start_time":
         start = _start(value, series.timezone, now)
-        return series.with_changes(now, start=start - start % 60)
+        return validated(replace(series, start=start - start % 60), now)
     if field_name == "duration":
         return series.with_changes(duration=_duration(value))
     if field_name == "summary":
         return series.with_changes(summary=_text(value))
     if field_name in ("rrule", "timezone") and isinstance(value, str):
-        return series.with_changes(now, **{field_name: value})
+        edited = replace(series, rrule=value) if field_name == "rrule" else replace(series, timezone=value)
+        return validated(edited, now)
     raise InvalidSeries(f"cannot set {field_name!r} to {value!r}")
 
 
