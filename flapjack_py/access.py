@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 MASK = "••••••"
 """What a hidden address or credential is shown as."""
@@ -76,6 +77,22 @@ def shown_address(role: Role, medium: str, address: str) -> str:
 def shown_credential(role: Role, value: str) -> str:
     """A credential as `role` may see it: itself for admins, MASK otherwise (empty stays empty)."""
     return value if not value or sees_credentials(role) else MASK
+
+
+def shown_credential_url(role: Role, url: str) -> str:
+    """A URL that may carry a credential (a private calendar feed: a token in its userinfo, path or query) as
+    `role` may see it: itself for admins; otherwise only where it points, `scheme://host[:port]/` + MASK."""
+    if not url or sees_credentials(role):
+        return url
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return MASK
+    if not parts.scheme or not host:
+        return MASK
+    shown = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{shown}{f':{port}' if port else ''}/{MASK}"
 
 
 FIRST_ADMIN_HINT = "flapjack user add NAME --role admin --password-stdin"

@@ -182,6 +182,14 @@ class WatchdogConfig(Section):
     ping_interval: Annotated[Seconds, Field(ge=1)] = 60
 
 
+class SchedulesConfig(Section):
+    """On-call schedules (the web app fetches the calendars of layers that name an `ical_url`)."""
+
+    allow_private_urls: Bool = False
+    """Let an `ical_url` reach loopback, private, link-local and other internal addresses (refused by default:
+    the fetch comes from the server, inside the network)."""
+
+
 class LoggingConfig(Section):
     """Log level, destination and format for the command line tools."""
 
@@ -199,6 +207,7 @@ class _Sections(Section):
     logging: LoggingConfig = LoggingConfig()
     receivers: ReceiversConfig = ReceiversConfig()
     watchdog: WatchdogConfig = WatchdogConfig()
+    schedules: SchedulesConfig = SchedulesConfig()
 
 
 class _Document(_Sections):

@@ -45,3 +45,9 @@ class EmbeddedRedisError(FlapjackError):
 
 class BenchError(FlapjackError):
     """Raised when `flapjack bench` cannot set up or run (no server, a non-empty database, a child died)."""
+
+
+class FetchError(FlapjackError):
+    """Raised when a document at a URL a user gave cannot be fetched safely (an internal address, unreachable,
+    too slow, too large, an HTTP error); the message names the origin and the reason, never the URL's path,
+    query or credentials, nor anything the server sent."""

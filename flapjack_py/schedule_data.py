@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, time
 from typing import Any
 
+from .access import Role, sees_credentials, shown_credential_url
 from .schedules import WEEKDAYS, InvalidSchedule, Layer, Override, Restriction, Schedule, check_ical, rotation_of
 from .timeparse import TimeParseError, parse_time, zone_named
 
@@ -48,6 +49,17 @@ def schedule_to_json(schedule: Schedule) -> dict[str, Any]:
     return {"id": schedule.id, "name": schedule.name, "timezone": schedule.timezone,
             "layers": [_layer_json(layer) for layer in schedule.layers],
             "overrides": [{"start": iso(o.start), "end": iso(o.end), "contact": o.contact} for o in schedule.overrides]}
+
+
+def schedule_shown_to(role: Role, schedule: Schedule) -> dict[str, Any]:
+    """schedule_to_json as `role` may see it: below admin (access.sees_credentials), as for media credentials,
+    a calendar layer's `ical_url` shows only where it points (its userinfo, path or query may hold the feed's
+    token) and its `ical` text, the whole fetched calendar, is left out."""
+    found = schedule_to_json(schedule)
+    if sees_credentials(role):
+        return found
+    found["layers"] = [_layer_shown_to(role, layer) for layer in found["layers"]]
+    return found
 
 
 def iso(ts: int) -> str:
@@ -89,6 +101,15 @@ def _layer_json(layer: Layer) -> dict[str, Any]:
         found["restrictions"] = [{"weekdays": list(r.weekdays), "start": r.start.strftime("%H:%M"),
                                   "end": r.end.strftime("%H:%M")} for r in layer.restrictions]
     return found
+
+
+def _layer_shown_to(role: Role, layer: dict[str, Any]) -> dict[str, Any]:
+    if "ical" not in layer:
+        return layer
+    shown = {key: value for key, value in layer.items() if key != "ical"}
+    if "ical_url" in shown:
+        shown["ical_url"] = shown_credential_url(role, shown["ical_url"])
+    return shown
 
 
 def _iso_duration(layer: Layer) -> str:

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 import icalendar
 import pytest
 
+from web import create_app
+
 from .helpers import body_of, errors, patch, post
 
 pytestmark = pytest.mark.real
@@ -110,7 +112,8 @@ def test_ics_feeds_read_back_equal_the_shifts(client, contacts, clock):
     assert client.get("/api/contacts/nobody/oncall.ics").status_code == 404
 
 
-def test_a_layer_from_an_ical_url(client, contacts, clock, httpserver):
+def test_a_layer_from_an_ical_url(real_r, contacts, clock, httpserver):
+    client = create_app(redis=real_r, config={"schedules": {"allow_private_urls": True}}).test_client()  # loopback
     httpserver.expect_request("/oncall.ics").respond_with_data(CALENDAR, content_type="text/calendar")
     layers = [{"start": "2023-11-13T08:00", "rotation": "P1W", "contacts": ["ann"]},
               {"ical_url": httpserver.url_for("/oncall.ics")}]

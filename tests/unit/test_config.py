@@ -37,6 +37,8 @@ def test_defaults() -> None:
     assert config.redis.url is None
     assert (config.web.bind, config.web.port) == ("127.0.0.1", 3080)
     assert tuple(config.web.api_token) == ()
+    assert config.schedules.allow_private_urls is False
+    assert load_config({"schedules": {"allow_private_urls": True}}).schedules.allow_private_urls is True
 
 
 def test_partial_config_keeps_other_defaults() -> None:
@@ -92,6 +94,8 @@ def test_unknown_key_names_the_key(config: dict[str, Any], key: str) -> None:
     ({"web": {"port": "3080"}}, "web.port"),
     ({"web": {"port": True}}, "web.port"),
     ({"executive": ["queue"]}, "executive"),
+    ({"schedules": {"allow_private_urls": "yes"}}, "schedules.allow_private_urls"),
+    ({"schedules": {"allow_private_urls": 1}}, "schedules.allow_private_urls"),
 ])
 def test_wrong_type_names_the_key(config: dict[str, Any], key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):

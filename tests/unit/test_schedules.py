@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from flapjack_py.schedule_data import schedule_from_json, schedule_to_json
+from flapjack_py.access import MASK, Role
+from flapjack_py.schedule_data import schedule_from_json, schedule_shown_to, schedule_to_json
 from flapjack_py.schedules import InvalidSchedule, Schedule, Shift, oncall_at, shifts
 
 NOW = int(datetime(2024, 3, 1, tzinfo=UTC).timestamp())
@@ -131,3 +132,18 @@ def test_invalid_schedules_say_why(data, says):
     with pytest.raises(InvalidSchedule) as error:
         schedule_from_json(data, NOW, "s1")
     assert says in str(error.value)
+
+
+@pytest.mark.parametrize(("url", "viewer_sees"), [
+    ("https://u:pw@cal.example:8443/private-abc/basic.ics?token=t", f"https://cal.example:8443/{MASK}"),
+    ("http://[2001:db8::1]/feed.ics", f"http://[2001:db8::1]/{MASK}"),
+    ("http://[2001:db8::1/feed.ics", MASK),  # unparsable: nothing of it
+    ("", None),  # a layer given as text: no ical_url
+])
+def test_below_admin_a_calendar_layer_shows_only_where_its_feed_points(url, viewer_sees):
+    made = schedule(daily(), {"ical": ICAL, "ical_url": url})
+    assert schedule_shown_to(Role.ADMIN, made) == schedule_to_json(made)
+    for role in (Role.VIEWER, Role.RESPONDER):
+        rotation, calendar = schedule_shown_to(role, made)["layers"]
+        assert rotation == schedule_to_json(made)["layers"][0]
+        assert calendar == ({"ical_url": viewer_sees} if viewer_sees else {})

@@ -6,19 +6,21 @@ Routes are added to web.api.bp; OpenAPI path items go in PATHS. Resolution is fl
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from typing import Any
 
-import requests
 from flask import Response, request
 
-from flapjack_py import schedule_ical
-from flapjack_py.schedule_data import contacts_named, iso, schedule_from_json, schedule_to_json
-from flapjack_py.schedules import InvalidSchedule, Schedule, oncall_at, shifts
+from flapjack_py import safe_fetch, schedule_ical
+from flapjack_py.errors import FetchError
+from flapjack_py.schedule_data import contacts_named, iso, schedule_from_json, schedule_shown_to, schedule_to_json
+from flapjack_py.schedules import InvalidSchedule, Schedule, check_ical, oncall_at, shifts
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import schedules as store
 
+from ..auth import current_principal
 from ..errors import ApiError
 from . import bp
 from .common import (
@@ -34,21 +36,27 @@ from .common import (
 )
 from .schemas import LOCATION, NO_CONTENT, STR_LIST, ids_param, ok, operation, patch_body, query, wrapper
 
+log = logging.getLogger(__name__)
+
 NAME = "schedules"
 MAX_ITEMS = 50
 MAX_SPAN = 366 * 86400
 """Longest period (seconds) one shifts or .ics request covers."""
 FEED_WEEKS = 6
 """Weeks of shifts an .ics feed holds."""
-ICAL_FETCH_TIMEOUT = 10  # seconds
+ICAL_FETCH_TIMEOUT = 10.0
+"""Seconds one ical_url fetch may take in all (connects, redirects and reads)."""
 ICAL_MAX_BYTES = 1_000_000
+FETCH_FAILED = "could not fetch ical_url (refused, unreachable, too large or not a calendar)"
+"""The one answer to every failed ical_url fetch (the reason is logged)."""
 PATCHABLE = ("name", "timezone", "layers", "overrides")
 
 
 @bp.route("/schedules", methods=["GET"])
 @bp.route("/schedules/<ids>", methods=["GET"])
 def get_schedules(ids: str | None = None) -> Response:
-    return answer({NAME: [schedule_to_json(s) for s in _find(ids)]})
+    role = current_principal().role
+    return answer({NAME: [schedule_shown_to(role, s) for s in _find(ids)]})
 
 
 @bp.route("/schedules", methods=["POST"])
@@ -158,18 +166,27 @@ def _with_fetched_icals(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fetched(layer: dict[str, Any]) -> dict[str, Any]:
+    """`layer` given the calendar its `ical_url` answers, fetched through flapjack_py.safe_fetch.
+
+    Every failure (an internal address, unreachable, too slow, too large, not an iCalendar) gets the same
+    answer, which holds nothing the server sent nor why it failed: the answer must not tell an open port from
+    a closed one nor echo an internal page. The reason is logged, with the URL's origin only.
+    """
     url = layer["ical_url"]
     if not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url) > 2000:
         raise ApiError(422, "ical_url must be an http(s) URL")
     try:
-        with requests.get(url, timeout=ICAL_FETCH_TIMEOUT, stream=True) as response:
-            response.raise_for_status()
-            text = response.raw.read(ICAL_MAX_BYTES + 1, decode_content=True)
-    except requests.RequestException as exc:
-        raise ApiError(422, f"could not fetch ical_url: {exc}") from None
-    if len(text) > ICAL_MAX_BYTES:
-        raise ApiError(422, f"the calendar at ical_url is larger than {ICAL_MAX_BYTES} bytes")
-    return {**layer, "ical": text.decode("utf-8", "replace")}
+        body = safe_fetch.fetch(url, allow_private=ctx().config.schedules.allow_private_urls,
+                                max_bytes=ICAL_MAX_BYTES, timeout=ICAL_FETCH_TIMEOUT)
+        text = body.decode("utf-8", "replace")
+        check_ical(text)  # here, not in _parse: its message may quote the calendar
+    except FetchError as exc:
+        log.warning("schedule layer: ical_url not fetched: %s", exc)
+        raise ApiError(422, FETCH_FAILED) from None
+    except InvalidSchedule:
+        log.warning("schedule layer: ical_url %s did not answer an iCalendar with events", safe_fetch.origin(url))
+        raise ApiError(422, FETCH_FAILED) from None
+    return {**layer, "ical": text}
 
 
 def _period() -> tuple[int, int]:
