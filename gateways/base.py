@@ -98,8 +98,10 @@ class Gateway:
         self.settings = settings
         self.session = session or requests.Session()
 
-    poll_interval: float = 0.0
-    """Seconds between poll() calls while the worker runs (0 = never); once per burst run."""
+    @property
+    def poll_interval(self) -> float:
+        """Seconds between poll() calls while the worker runs (0 = never); once per burst run."""
+        return 0.0
 
     def send(self, alert: Mapping[str, Any]) -> None:
         """Deliver one alert; raise TransientError or PermanentError on failure."""

@@ -72,7 +72,8 @@ class EmailGateway(Gateway):
         message["From"] = self.sender
         message["Reply-To"] = self.reply_to
         message["To"] = str(alert["address"])
-        message["Subject"] = Header(subject, "utf-8") if not subject.isascii() else subject
+        encoded: Any = Header(subject, "utf-8") if not subject.isascii() else subject  # email takes a Header too
+        message["Subject"] = encoded
         message["Date"] = formatdate(localtime=True)
         message["Message-ID"] = f"<{alert['id']}@{self.fqdn}>"
         message.attach(MIMEText(str(alert.get("body") or ""), "plain", "utf-8"))

@@ -166,7 +166,7 @@ class GatewayWorker(SimpleWorker):
     def run_maintenance_tasks(self) -> None:
         for queue in self.queues:
             recover_abandoned(self.connection, queue.name)
-        super().run_maintenance_tasks()
+        super().run_maintenance_tasks()  # type: ignore[no-untyped-call]  # rq's method has no annotations
 
 
 # --- private helpers ---------------------------------------------------------
@@ -272,7 +272,8 @@ def _stretch_next_interval(job: Job, seconds: float) -> None:
 def _work_burst(worker: GatewayWorker, burst_wait: float) -> None:
     """Deliver what is queued, waiting (at most burst_wait s each time) for scheduled retries to fall due."""
     queue = worker.queues[0]
-    scheduled = ScheduledJobRegistry(queue.name, connection=worker.connection, serializer=JSONSerializer)
+    scheduled = ScheduledJobRegistry(  # type: ignore[no-untyped-call]
+        queue.name, connection=worker.connection, serializer=JSONSerializer)
     for _ in range(BURST_ROUNDS):
         worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
         due = _next_due(scheduled)
@@ -319,7 +320,8 @@ def _enqueue_due(queue: Queue) -> int:
 
     Each job is claimed with ZREM first, so workers running this at once never enqueue a job twice.
     """
-    scheduled = ScheduledJobRegistry(queue.name, connection=queue.connection, serializer=JSONSerializer)
+    scheduled = ScheduledJobRegistry(  # type: ignore[no-untyped-call]
+        queue.name, connection=queue.connection, serializer=JSONSerializer)
     moved = 0
     for job_id in scheduled.get_jobs_to_schedule(time.time()):  # type: ignore[arg-type]
         if not queue.connection.zrem(scheduled.key, job_id):

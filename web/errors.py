@@ -49,7 +49,8 @@ def register_error_handlers(app: Flask) -> None:
             if exc.code in (404, 405):
                 return error_response(404, ["not routable"])
             return error_response(exc.code or 500, [exc.description or exc.name])
-        return exc.get_response()
+        answer = exc.get_response()
+        return Response(answer.get_data(), answer.status_code, answer.headers)
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Response:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from types import FrameType
 
 import redis
-from waitress.server import BaseWSGIServer, MultiSocketServer, create_server  # type: ignore[import-untyped]
+from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
 
 from flapjack_py.access import FIRST_ADMIN_HINT, exposure_problem
 from flapjack_py.config import Config

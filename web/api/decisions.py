@@ -28,9 +28,7 @@ def get_check_decisions(check_id: str) -> Response:
     if entity_store.entity_id(client, entity) is None:
         raise ApiError(404, f"could not find entity '{entity}'")
     entries = decisions.at_or_before(decision_store.load(client, entity, check), query_time("at"))[:limit_arg()]
-    for entry in entries:
-        entry["explanation"] = decisions.describe(entry)
-    return answer({"decisions": entries})
+    return answer({"decisions": [{**entry, "explanation": decisions.describe(entry)} for entry in entries]})
 
 
 STOP = {"type": "object", "required": ["filter", "code", "reason"], "properties": {
