@@ -134,6 +134,9 @@ def rule_of(series: Series) -> rrule:
     if not text or len(text) > MAX_RRULE:
         raise InvalidSeries(f"rrule must be an RFC 5545 RRULE of at most {MAX_RRULE} characters")
     text = text.removeprefix("RRULE:").removeprefix("rrule:")
+    freq = dict(p.partition("=")[::2] for p in text.upper().split(";")).get("FREQ")
+    if freq not in ("HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"):
+        raise InvalidSeries("rrule FREQ must be one of HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY")
     try:
         zone = zone_named(series.timezone)
     except TimeParseError as exc:
@@ -145,8 +148,6 @@ def rule_of(series: Series) -> rrule:
         raise InvalidSeries(f"rrule {text!r} is not valid RFC 5545: {exc}") from None
     if not isinstance(rule, rrule):
         raise InvalidSeries("rrule must be one RRULE")
-    if _attr(rule, "freq") in (MINUTELY, SECONDLY):
-        raise InvalidSeries("rrule FREQ must be one of HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY")
     if len(_attr(rule, "byminute") or ()) > 1 or len(_attr(rule, "bysecond") or ()) > 1:
         raise InvalidSeries("rrule must not recur more often than hourly (occurrences at least 1 hour apart)")
     if _attr(rule, "byeaster"):

@@ -88,10 +88,11 @@ def target_checks(client: StrRedis, series: Series) -> list[tuple[str, str]]:
     return list(dict.fromkeys(found))
 
 
-def check_plan(client: StrRedis, series: Series, now: int, ahead: int = AHEAD) -> None:
-    """Raise InvalidSeries when `series` names a check that was never seen, or would write more than
-    MAX_WINDOWS windows ahead (occurrences within `ahead` x target checks)."""
-    unknown = [c for c in series.checks if not check_exists(client, *keys.split_check_id(c))]
+def check_plan(client: StrRedis, series: Series, now: int, ahead: int = AHEAD, known_checks: bool = True) -> None:
+    """Raise InvalidSeries when `series` names a check that was never seen (unless not `known_checks`: the
+    operator's command line may plan for checks to come), or would write more than MAX_WINDOWS windows ahead
+    (occurrences within `ahead` x target checks)."""
+    unknown = [c for c in series.checks if known_checks and not check_exists(client, *keys.split_check_id(c))]
     if unknown:
         raise InvalidSeries(f"unknown checks: {', '.join(unknown[:10])}" + (" ..." if len(unknown) > 10 else ""))
     windows = len(occurrences(series, now, now + ahead)) * len(target_checks(client, series))

@@ -37,7 +37,7 @@ def create_recurring(config: Config, entities: list[str], checks: list[str], rea
         for entity in entities:
             ensure_entity(client, entity)
         try:
-            store.check_plan(client, made, now)
+            store.check_plan(client, made, now, known_checks=False)
         except recurrence.InvalidSeries as exc:
             raise click.UsageError(str(exc)) from None
         store.save_series(client, made)
