@@ -3,18 +3,22 @@
 Input that could hurt is refused before it costs anything: events longer than
 `max_bytes`, bytes that are not UTF-8, JSON nested deeper than MAX_JSON_DEPTH,
 and integers outside their range (a 5,000-digit `time` is never given to int()).
+Entity and check names must fit the `ENTITY:CHECK` layout (flapjack_py.names): no ':'
+in the entity, no control characters in either.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from .durations import MAX_DURATION
 from .errors import InvalidEvent
+from .names import check_name_problem, entity_name_problem
 
 REQUIRED_KEYS = ("type", "state", "entity", "check")
 OPTIONAL_KEYS = ("time", "summary", "details", "acknowledgement_id", "duration", "tags", "perfdata",
@@ -176,6 +180,7 @@ def _check_keys(data: dict[str, Any]) -> list[str]:
 
 
 _STRING_FIELDS = frozenset(("entity", "check", "summary", "details", "perfdata"))  # entity, check: see _check_keys
+_NAME_RULES: dict[str, Callable[[str], str | None]] = {"entity": entity_name_problem, "check": check_name_problem}
 
 
 def _field_errors(data: dict[str, Any]) -> list[str]:
@@ -183,6 +188,9 @@ def _field_errors(data: dict[str, Any]) -> list[str]:
     errors = []
     for name, value in data.items():
         if type(value) is str and name in _STRING_FIELDS:
+            rule = _NAME_RULES.get(name)
+            if rule is not None and (problem := rule(value)):
+                errors.append(problem)
             continue
         limit = INTEGER_RANGES.get(name)
         if limit is not None and type(value) is int and -limit <= value <= limit:

@@ -3,9 +3,11 @@
 One event per alert in the payload:
 
 * entity: the first of `entity_labels` present (default `entity`, then `instance`
-  with its `:port` stripped), else `prometheus`;
+  with its `:port` and IPv6 brackets stripped), else `prometheus`; then every ':'
+  and control character becomes '-' (flapjack_py.names.fitted_entity_name), as an
+  entity name cannot hold them: `[2001:db8::7]:9100` -> `2001-db8--7`, `web:01` -> `web-01`;
 * check: the `check_label` (default `alertname`), prefixed by `JOB/` when the
-  `job` label is set (`node/HighLoad`);
+  `job` label is set (`node/HighLoad`); control characters become '-';
 * state: `resolved` -> `ok`; `firing` -> the `severity_label` (default
   `severity`) when it is `critical`, `warning` or `unknown`, else `critical`;
 * summary: annotation `summary`, else `description`, else the check name;
@@ -24,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidEvent
+from ..names import fitted_check_name, fitted_entity_name
 
 SEVERITIES = ("critical", "warning", "unknown")
 _PORT = re.compile(r"^(?P<host>\[[^\]]+\]|[^:]+):\d+$")
@@ -71,7 +74,7 @@ def event_from_alert(alert: Any, mapping: LabelMapping = DEFAULT_MAPPING, now: i
         details.append(f"runbook: {annotations['runbook_url']}")
     used = {*mapping.entity_labels, mapping.check_label, mapping.job_label, mapping.severity_label}
     event: dict[str, Any] = {
-        "type": "service", "entity": _entity(labels, mapping), "check": check,
+        "type": "service", "entity": fitted_entity_name(_entity(labels, mapping)), "check": fitted_check_name(check),
         "state": "ok" if resolved else _state(labels.get(mapping.severity_label, "")),
         "summary": summary, "time": _epoch(alert.get("endsAt" if resolved else "startsAt"), now),
         "tags": sorted(f"{k}:{v}" for k, v in labels.items() if k not in used),
@@ -82,12 +85,19 @@ def event_from_alert(alert: Any, mapping: LabelMapping = DEFAULT_MAPPING, now: i
 
 
 def _entity(labels: Mapping[str, str], mapping: LabelMapping) -> str:
+    """The entity label's value as it stands (an `instance` without its port and brackets)."""
     for name in mapping.entity_labels:
         value = labels.get(name)
         if value:
-            match = _PORT.match(value) if name == "instance" else None
-            return match.group("host").strip("[]") if match else value
+            return _host(value) if name == "instance" else value
     return mapping.default_entity
+
+
+def _host(instance: str) -> str:
+    """`host:port` -> `host`; `[::1]:9100` and `[::1]` -> `::1`."""
+    match = _PORT.match(instance)
+    host = match.group("host") if match else instance
+    return host[1:-1] if len(host) > 2 and host.startswith("[") and host.endswith("]") else host
 
 
 def _state(severity: str) -> str:

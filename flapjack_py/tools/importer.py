@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..config import Config
 from ..errors import FlapjackError
+from ..names import entity_name_problem
 from ..store import contacts as contact_store
 from ..store import entities as entity_store
 from ..store.client import StrRedis
@@ -61,10 +62,15 @@ def import_contact(client: StrRedis, entry: dict[str, Any]) -> None:
 
 
 def import_entity(client: StrRedis, entry: dict[str, Any]) -> None:
-    """Reconcile id/name, replace contacts_for:ID with the listed existing contacts, add the tags."""
+    """Reconcile id/name, replace contacts_for:ID with the listed existing contacts, add the tags.
+
+    Raises ValueError for a missing name or one that does not fit the layout (flapjack_py.names).
+    """
     name = entry.get("name")
     if not isinstance(name, str) or not name:
         raise ValueError(f"entity {entry['id']} has no name")
+    if problem := entity_name_problem(name):
+        raise ValueError(f"entity {entry['id']}: {problem}: {json.dumps(name)}")
     contacts = [str(c) for c in entry.get("contacts") or []]
     entity_store.import_entity(client, str(entry["id"]), name, contacts, entry.get("tags") or [])
 

@@ -54,10 +54,18 @@ def test_get_all_and_unseen_and_not_found(client, send, real_r):
     ({"checks": [{"entity_id": "1234"}]}, 403, "Name not provided"),
     ({"checks": [{"entity_id": "1234", "name": "A"}, {"entity_id": "9", "name": "SSH"}]}, 404,
      "could not find entity '9'"),
+    ({"checks": [{"entity_id": "1234", "name": "A"}, {"entity_id": "1234", "name": "Disk\n/var"}]}, 422,
+     'check name has a control character (U+000A at offset 4): "Disk\\n/var"'),
 ])
 def test_post_validation(client, real_r, entity, body, status, message, real_s):
     assert errors(post(client, "/api/checks", body), status) == [message]
     assert check_store.all_check_ids(real_s) == []
+
+
+def test_post_takes_check_names_with_colons(client, entity, real_s):
+    res = post(client, "/api/checks", {"checks": [{"entity_id": entity, "name": "HTTP Port 80: /health"}]})
+    assert body_of(res) == ["www.example.com:HTTP Port 80: /health"]
+    assert check_store.is_enabled(real_s, "www.example.com", "HTTP Port 80: /health")
 
 
 def test_patch_enabled_and_tags(client, real_r, send, real_s):

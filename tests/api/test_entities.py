@@ -48,6 +48,27 @@ def test_post_validation(client, real_r, body, message, real_s):
     assert store.all_entity_names(real_s) == {}
 
 
+@pytest.mark.parametrize(("name", "message"), [
+    ("web:01", "entity name must not contain a colon (':' separates entity and check in check ids): \"web:01\""),
+    ("::1", "entity name must not contain a colon (':' separates entity and check in check ids): \"::1\""),
+    ("web\x0001", 'entity name has a control character (U+0000 at offset 3): "web\\u000001"'),
+])
+def test_post_refuses_names_that_do_not_fit_the_layout(client, name, message, real_s):
+    body = {"entities": [{"id": "1", "name": "fine"}, {"id": "2", "name": name}]}
+    assert errors(post(client, "/api/entities", body), 422) == [message]
+    assert store.all_entity_names(real_s) == {}
+
+
+def test_patch_refuses_a_rename_that_does_not_fit_the_layout(client, real_s):
+    post(client, "/api/entities", {"entities": [{"id": "1", "name": "web-01"}]})
+    ops = [{"op": "add", "path": "/entities/0/links/tags", "value": ["t"]},
+           {"op": "replace", "path": "/entities/0/name", "value": "web:01"}]
+    assert errors(patch(client, "/api/entities/1", ops), 422) == [
+        "entity name must not contain a colon (':' separates entity and check in check ids): \"web:01\""]
+    assert store.entity_name(real_s, "1") == "web-01"
+    assert store.entity_tags(real_s, "1") == []  # nothing of the request applied
+
+
 def test_post_invalid_json_and_content_type(client):
     res = client.post("/api/entities", data="{", content_type="application/json")
     assert errors(res, 400) == ["Invalid JSON in request body"]

@@ -10,8 +10,9 @@ import pytest
 
 from flapjack_py import keys
 from flapjack_py.errors import InvalidEvent
+from flapjack_py.events import parse_event
 from flapjack_py.executive import Executive
-from flapjack_py.tools.alertmanager import LabelMapping, events_from_payload
+from flapjack_py.tools.alertmanager import LabelMapping, event_from_alert, events_from_payload
 from web import create_app
 
 DATA = Path(__file__).parent / "data"
@@ -34,7 +35,7 @@ def test_grouped_firing_alerts_become_one_event_each():
         "details": "15 min load average above 4 for 10 minutes\nrunbook: https://runbooks.example.com/load",
         "tags": ["team:web"],
     }
-    assert second["entity"] == "2001:db8::7"  # IPv6 instance, port stripped
+    assert second["entity"] == "2001-db8--7"  # IPv6 instance: port and brackets stripped, ':' -> '-' (names.py)
     assert second["state"] == "critical"
     assert second["summary"] == "15 min load average above 8"  # description when there is no summary
     assert "details" not in second
@@ -54,6 +55,27 @@ def test_label_names_are_configurable():
     assert (first["entity"], first["check"], first["state"]) == ("web", "HighLoad", "critical")
 
 
+@pytest.mark.parametrize(("labels", "entity"), [
+    ({"instance": "[::1]:9100"}, "--1"),
+    ({"instance": "[::1]"}, "--1"),
+    ({"instance": "::1"}, "--1"),
+    ({"instance": "10.0.0.5:9100"}, "10.0.0.5"),
+    ({"instance": "web-01:9100", "entity": "web:01"}, "web-01"),  # the entity label wins, its ':' rewritten
+    ({"entity": "web\n01"}, "web-01"),
+    ({}, "prometheus"),
+])
+def test_entity_names_are_rewritten_to_fit_the_layout(labels, entity):
+    event = event_from_alert({"labels": {"alertname": "Down", **labels}}, now=NOW)
+    assert event["entity"] == entity
+    assert parse_event(json.dumps(event)) is not None  # what the receiver queues is valid
+
+
+def test_a_configured_default_entity_is_fitted_and_check_control_characters_rewritten():
+    mapping = LabelMapping(entity_labels=(), default_entity="prom:eu")
+    event = event_from_alert({"labels": {"alertname": "Disk\tFull: /var", "job": "node"}}, mapping, now=NOW)
+    assert (event["entity"], event["check"]) == ("prom-eu", "node/Disk-Full: /var")
+
+
 @pytest.mark.parametrize("bad", [{"alerts": "x"}, [], {"version": "3", "alerts": []},
                                  {"alerts": [{"labels": {"job": "x"}}]}])
 def test_malformed_payloads_are_refused(bad):
@@ -70,7 +92,7 @@ def test_webhook_queues_events_the_executive_turns_into_states(r):
     assert r.llen(keys.events()) == 2
     Executive(r, {"executive": {"new_check_scheduled_maintenance_duration": 0}}).drain()
     assert r.hget(keys.check("web-01.example.com", "node/HighLoad"), "state") == b"warning"
-    assert r.hget(keys.check("2001:db8::7", "node/HighLoad"), "state") == b"critical"
+    assert r.hget(keys.check("2001-db8--7", "node/HighLoad"), "state") == b"critical"
 
 
 def test_webhook_refuses_what_is_not_a_payload(r):

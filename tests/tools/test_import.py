@@ -64,6 +64,19 @@ def test_nothing_imported_without_ids(flapjack, real_r, tmp_path):
     assert real_r.keys("*") == []
 
 
+def test_entities_whose_names_do_not_fit_the_layout_are_skipped_with_the_reason(flapjack, tmp_path, real_s):
+    entities = [{"id": "e1", "name": "web:01"}, {"id": "e2", "name": "db\n01"}, {"id": "e3", "name": "db-01"}]
+    result = flapjack("import", "entities", "-f", write(tmp_path, "e.json", entities))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "Imported 1 of 3 entities; 2 skipped:",
+        '  Entity e1 not imported: entity e1: entity name must not contain a colon '
+        '(\':\' separates entity and check in check ids): "web:01"',
+        '  Entity e2 not imported: entity e2: entity name has a control character (U+000A at offset 2): "db\\n01"',
+    ]
+    assert entity_store.all_entity_names(real_s) == {"e3": "db-01"}
+
+
 def test_bad_files(flapjack, tmp_path):
     not_array = flapjack("import", "contacts", "-f", write(tmp_path, "c.json", {"id": "1"}))
     assert not_array.exit_code == 1 and "expected a JSON array of objects" in not_array.stderr

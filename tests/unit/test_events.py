@@ -429,3 +429,34 @@ def test_action_event_leaves_out_what_is_not_given() -> None:
     assert raw == {"type": "action", "state": "test_notifications", "entity": "web-1", "check": "HTTP"}
     event = parse_event(json.dumps(raw))
     assert event is not None and event.time is None and event.duration is None
+
+
+# --- 1.2 deviation (issue 35): names that fit the ENTITY:CHECK layout ------------------
+
+
+def test_an_entity_with_a_colon_is_rejected_with_the_reason(raw_event: RawEvent) -> None:
+    assert rejected(raw_event(entity="web:01")) == [
+        "entity name must not contain a colon (':' separates entity and check in check ids)"]
+
+
+@pytest.mark.parametrize(("field", "value", "reason"), [
+    ("entity", "web\x0001", "entity name has a control character (U+0000 at offset 3)"),
+    ("entity", "web-01\n", "entity name has a control character (U+000A at offset 6)"),
+    ("check", "HT\tTP", "check name has a control character (U+0009 at offset 2)"),
+    ("check", "HTTP\x7f", "check name has a control character (U+007F at offset 4)"),
+])
+def test_control_characters_in_names_are_rejected_with_the_reason(raw_event: RawEvent, field: str, value: str,
+                                                                   reason: str) -> None:
+    assert rejected(raw_event(**{field: value})) == [reason]
+
+
+def test_name_problems_are_reported_with_the_other_field_errors(raw_event: RawEvent) -> None:
+    errors = rejected(raw_event(entity="a:b", check="c\x01", time="soon"))
+
+    assert [e.split(" ", 2)[:2] for e in errors] == [["entity", "name"], ["check", "name"], ["time", "must"]]
+
+
+def test_names_that_fit_stay_valid(raw_event: RawEvent) -> None:
+    event = parse_event(raw_event(entity="web-01.example.com", check="node/Disk: /var 90%"))
+
+    assert event is not None and event.check == "node/Disk: /var 90%"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 from flask import Response
 
 from flapjack_py import keys
+from flapjack_py.names import check_name_problem
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import history
@@ -83,6 +85,8 @@ def post_checks() -> Response:
             raise ApiError(403, "Entity id not provided")
         if not isinstance(name, str) or not name:
             raise ApiError(403, "Name not provided")
+        if problem := check_name_problem(name):
+            raise ApiError(422, f"{problem}: {json.dumps(name)}")
         entity = entity_store.entity_name(client, entity_id)
         if entity is None:
             raise ApiError(404, f"could not find entity '{entity_id}'")
@@ -126,8 +130,9 @@ CHECK_IDS = ids_param("comma-separated check ids, ENTITY:CHECK")
 PATHS: dict[str, Any] = {
     "/checks": {
         "get": operation("List checks", ok(CHECK_LIST), ("400",), params=list(paging.PARAMETERS), tag="checks"),
-        "post": operation("Create (enable) checks", ok(STR_LIST, "201", "Created", LOCATION),
-                          ("400", "403", "404", "415"), body=wrapper("checks", CHECK_IN), tag="checks"),
+        "post": operation("Create (enable) checks (a name with a control character: 422)",
+                          ok(STR_LIST, "201", "Created", LOCATION), ("400", "403", "404", "415", "422"),
+                          body=wrapper("checks", CHECK_IN), tag="checks"),
     },
     "/checks/{ids}": {
         "get": operation("Get checks by id", ok(CHECK_LIST), ("404",), params=[CHECK_IDS, *paging.PARAMETERS],

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Response, request
 
+from flapjack_py.names import entity_name_problem
 from flapjack_py.store import entities as store
 from flapjack_py.store import escalation as escalation_store
 
@@ -31,6 +33,13 @@ def tag_list(value: Any) -> list[str]:
     if isinstance(value, list):
         return [t for t in value if isinstance(t, str) and t]
     return []
+
+
+def refuse_unfit_name(name: str) -> None:
+    """422 naming the problem when `name` cannot be an entity name (flapjack_py.names: no ':' or control character)."""
+    problem = entity_name_problem(name)
+    if problem:
+        raise ApiError(422, f"{problem}: {json.dumps(name)}")
 
 
 def find_entities(raw_ids: str) -> list[str]:
@@ -70,6 +79,7 @@ def post_entities() -> Response:
     for _, name, _, _ in parsed:
         if not name:
             raise ApiError(403, "Entity name not provided")
+        refuse_unfit_name(name)
     for eid, name, contacts, tags in parsed:
         store.import_entity(ctx().client, eid, name, contacts, tags)
     ids = list(dict.fromkeys(p[0] for p in parsed))
@@ -93,7 +103,11 @@ def patch_entities(ids: str) -> Response:
     json_body()
     entity_ids = find_entities(ids)
     client = ctx().client
-    for op in patch_ops("entities"):
+    ops = patch_ops("entities")
+    for op in ops:
+        if op.op == "replace" and op.field == "name" and isinstance(op.value, str) and op.value:
+            refuse_unfit_name(op.value)  # before any op is applied
+    for op in ops:
         for eid in entity_ids:
             if op.op == "replace" and op.field == "name" and isinstance(op.value, str) and op.value:
                 store.rename_entity(client, eid, op.value)
@@ -134,14 +148,15 @@ _LIST_PARAMS = [query("enabled", "keep only enabled (1/t/true/y/yes) or disabled
 PATHS: dict[str, Any] = {
     "/entities": {
         "get": operation("List entities", ok(ENTITY_LIST), ("400",), params=_LIST_PARAMS, tag="entities"),
-        "post": operation("Import (upsert) entities", ok(STR_LIST, "201", "Created", LOCATION),
-                          ("400", "403", "415"), body=wrapper("entities", ENTITY_IN), tag="entities"),
+        "post": operation("Import (upsert) entities (a name with ':' or a control character: 422)",
+                          ok(STR_LIST, "201", "Created", LOCATION), ("400", "403", "415", "422"),
+                          body=wrapper("entities", ENTITY_IN), tag="entities"),
     },
     "/entities/{ids}": {
         "get": operation("Get entities by id", ok(ENTITY_LIST), ("404",), params=[ids_param(), *paging.PARAMETERS],
                          tag="entities"),
-        "patch": operation("Update entities (JSON-Patch)", NO_CONTENT, ("400", "404", "415"), params=[ids_param()],
-                           body=patch_body("entities"), body_types=("application/json-patch+json",),
-                           tag="entities"),
+        "patch": operation("Update entities (JSON-Patch)", NO_CONTENT, ("400", "404", "415", "422"),
+                           params=[ids_param()], body=patch_body("entities"),
+                           body_types=("application/json-patch+json",), tag="entities"),
     },
 }
