@@ -50,7 +50,9 @@ HEALTH = {"type": "object", "required": ["status", "reasons"], "properties": {
     "checks": {"type": ["integer", "null"], "description": "only with a token or session (any role)"},
     "executives": {"type": "object", "description": "only with a token or session (any role)"},
     "queue": {"type": "object", "description": "only with a token or session (any role)"},
-    "gateways": {"type": "object", "description": "only with a token or session (any role)"}}}
+    "gateways": {"type": "object", "description": "only with a token or session (any role)"},
+    "warnings": {"type": "array", "items": {"type": "string"}, "description": "only with a token or session "
+                 "(any role): degraded but working, e.g. an executive's housekeeping chore that overran"}}}
 
 PATHS: dict[str, Any] = {
     "/health": {"get": {**operation("Is monitoring working? (no token needed)",
