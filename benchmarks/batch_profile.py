@@ -28,9 +28,9 @@ from flapjack_py.bench.workload import (
     population_for,
     seed_events,
 )
-from flapjack_py.connection import clients_from_url
-from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.connection import clients_from_url
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 
 
 class Writes:

@@ -25,8 +25,8 @@ from typing import Any
 import redis
 from lab import executive, private_redis, queue_events
 
-from flapjack_py import scripts
 from flapjack_py.store import tags as tag_store
+from flapjack_py.store.plumbing import scripts
 
 SLOWLOG_US = 100
 

@@ -34,10 +34,10 @@ from aiosmtpd.controller import Controller
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 from flapjack_py import keys  # noqa: E402
-from flapjack_py.config import load_config  # noqa: E402
-from flapjack_py.delivery import enqueue_alert  # noqa: E402
-from flapjack_py.embedded_redis import EmbeddedRedis  # noqa: E402
-from flapjack_py.render import render_alert  # noqa: E402
+from flapjack_py.config.settings import load_config  # noqa: E402
+from flapjack_py.notify.enqueue import enqueue_alert  # noqa: E402
+from flapjack_py.notify.render import render_alert  # noqa: E402
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis  # noqa: E402
 from flapjack_py.store import contacts as contact_store  # noqa: E402
 from flapjack_py.store import media as media_store  # noqa: E402
 from flapjack_py.store.events import push_event  # noqa: E402

@@ -14,8 +14,8 @@ from typing import Any
 import redis
 
 from flapjack_py import keys
-from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 
 CHUNK = 5000
 """Events per LPUSH when queueing."""

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flapjack_py import schedules
-from flapjack_py.schedule_data import schedule_from_json
+from flapjack_py.oncall import schedules
+from flapjack_py.oncall.schedule_data import schedule_from_json
 
 START = 1_700_000_000
 ICAL = """BEGIN:VCALENDAR

@@ -18,9 +18,9 @@ from typing import Any
 from lab import queue_events
 
 from flapjack_py.bench.workload import add_contacts, everyone_fails, executive_config, population_for, seed_events
-from flapjack_py.connection import clients_from_url
-from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.connection import clients_from_url
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 
 
 def server_stats(client: Any) -> tuple[float, int, dict[str, tuple[int, int]]]:

@@ -9,11 +9,11 @@ from typing import Any, NoReturn
 import click
 import redis
 
-from . import __version__
-from .config import Config, read_config_file
-from .errors import FlapjackError
-from .logs import setup_logging
-from .redaction import config_secrets
+from flapjack_py import __version__
+from flapjack_py.config.redaction import config_secrets
+from flapjack_py.config.settings import Config, read_config_file
+from flapjack_py.errors import FlapjackError
+from flapjack_py.runtime.logs import setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ class _Group(click.Group):
         except FlapjackError as exc:
             _fail(str(exc))
         except (redis.ConnectionError, redis.TimeoutError) as exc:  # Redis went away during the command
-            from .connection import unreachable
+            from flapjack_py.runtime.connection import unreachable
 
             config = ctx.find_root().obj
             _fail(str(unreachable(config.redis.url if isinstance(config, Config) else None, exc)))
@@ -87,8 +87,8 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
 @click.pass_obj
 def server(config: Config) -> None:
     """Run everything: executive, watchdog, enabled gateways and the web app, supervised."""
-    from .connection import open_clients
-    from .supervisor import run_server
+    from flapjack_py.runtime.connection import open_clients
+    from flapjack_py.runtime.supervisor import run_server
 
     if config.redis.url:  # fail in one line now, not in every child
         open_clients(config)[0].close()
@@ -105,14 +105,14 @@ _METRICS_PORT = click.option("--metrics-port", type=click.IntRange(1, 65535), me
 @click.pass_obj
 def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
     """Run the executive: take events, update check state, notify."""
-    from .connection import open_clients
-    from .executive import Executive
-    from .wiring import default_notifier
+    from flapjack_py.executive import Executive
+    from flapjack_py.executive.wiring import default_notifier
+    from flapjack_py.runtime.connection import open_clients
 
     clients, embedded = open_clients(config)
     try:
         if metrics_port:
-            from .metrics import serve as serve_metrics
+            from flapjack_py.runtime.metrics import serve as serve_metrics
 
             serve_metrics(metrics_port, clients, config)
         ex = Executive(clients, config, default_notifier(clients.text, config))  # the notifier injected here
@@ -135,8 +135,8 @@ def gateway(config: Config, name: str, burst: bool, metrics_port: int | None) ->
     from gateways.worker import run_gateway
 
     if metrics_port:
-        from .connection import open_clients
-        from .metrics import serve as serve_metrics
+        from flapjack_py.runtime.connection import open_clients
+        from flapjack_py.runtime.metrics import serve as serve_metrics
 
         serve_metrics(metrics_port, open_clients(config)[0], config)
 
@@ -166,7 +166,7 @@ def web(config: Config, bind: str | None, port: int | None) -> None:
 def _register_tools() -> None:
     """Add the receivers and tools (simulate, maintenance, purge, ...) from flapjack_py.tools."""
     try:
-        from .tools import COMMANDS
+        from flapjack_py.tools import COMMANDS
     except ImportError:  # tools not built yet
         return
     for command in COMMANDS:
@@ -178,7 +178,7 @@ _register_tools()
 
 def _register_bench() -> None:
     """Add `flapjack bench` (flapjack_py.bench)."""
-    from .bench.command import bench
+    from flapjack_py.bench.command import bench
 
     main.add_command(bench)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import InvalidDuration
+from flapjack_py.errors import InvalidDuration
 
 MINUTE = 60
 HOUR = 3600

@@ -407,7 +407,7 @@ def stale_sweep_lock() -> str:
 
 def check_decisions(entity: str, check: str) -> str:
     """list: JSON decision traces of the check's latest notified or filtered events, newest first (bounded by
-    executive.decision_trace_length; flapjack-py addition, flapjack_py/decisions.py)."""
+    executive.decision_trace_length; flapjack-py addition, flapjack_py/notify/decisions.py)."""
     return f"{entity}:{check}:decisions"
 
 

@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dateutil import tz as dateutil_tz
 
-from .durations import parse_duration as parse_human_duration
-from .errors import InvalidDuration
+from flapjack_py.durations import parse_duration as parse_human_duration
+from flapjack_py.errors import InvalidDuration
 
 log = logging.getLogger(__name__)
 

@@ -33,12 +33,12 @@ from typing import Any, ClassVar
 
 import requests
 
-from flapjack_py.config import Config
+from flapjack_py.config.redaction import SECRET_SETTING
+from flapjack_py.config.settings import Config
 from flapjack_py.errors import ConfigError, FlapjackError
-from flapjack_py.redaction import SECRET_SETTING
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store.alerts import AlertStatus
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Settings `gateways.email.smtp_config`: host [localhost], port [25], starttls
 [false], ssl [false], from [flapjack@<fqdn>], reply_to [= from], auth {type
-[plain], username, password}, timeout [30] (defaults: flapjack_py.gateway_config). One SMTP connection is kept open
+[plain], username, password}, timeout [30] (defaults: flapjack_py.config.gateways). One SMTP connection is kept open
 between alerts and reopened when the server has dropped it.
 """
 
@@ -21,8 +21,8 @@ from typing import Any
 
 import requests
 
-from flapjack_py import render
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
+from flapjack_py.notify import render
 
 from .base import Gateway, PermanentError, TransientError
 

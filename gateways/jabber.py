@@ -31,11 +31,11 @@ from rq.timeouts import TimerDeathPenalty
 from slixmpp.exceptions import IqError, IqTimeout
 from slixmpp.xmlstream.xmlstream import NotConnectedError
 
-from flapjack_py.config import Config
-from flapjack_py.connection import open_clients
-from flapjack_py.render import local_time
-from flapjack_py.store.client import Clients
-from flapjack_py.supervisor import EXIT_CONFIG
+from flapjack_py.config.settings import Config
+from flapjack_py.notify.render import local_time
+from flapjack_py.runtime.connection import open_clients
+from flapjack_py.runtime.supervisor import EXIT_CONFIG
+from flapjack_py.store.plumbing.client import Clients
 
 from . import base, worker
 from .jabber_bot import Bot, BotSettings, command_in_chat, command_in_room

@@ -22,15 +22,15 @@ from typing import Any
 from flapjack_py import __version__, timeparse
 from flapjack_py.durations import HOUR, words
 from flapjack_py.errors import InvalidDuration
-from flapjack_py.events import FAILURE_STATES, action_event
-from flapjack_py.patterns import InvalidPattern, Match, Pattern, escape
-from flapjack_py.patterns import compile_pattern as compile_re2
-from flapjack_py.render import local_time
+from flapjack_py.model.events import FAILURE_STATES, action_event
+from flapjack_py.model.patterns import InvalidPattern, Match, Pattern, escape
+from flapjack_py.model.patterns import compile_pattern as compile_re2
+from flapjack_py.notify.render import local_time
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

@@ -15,14 +15,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flapjack_py import keys
-from flapjack_py.events import action_event
+from flapjack_py.model.events import action_event
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
-from flapjack_py.store import locks
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import media as media_store
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing import locks
+from flapjack_py.store.plumbing.client import StrRedis
 
 from .base import Gateway, GatewayError
 

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from flapjack_py import render
+from flapjack_py.notify import render
 
 from .base import Gateway, PermanentError, TransientError
 

@@ -14,7 +14,7 @@ import boto3
 import botocore.exceptions
 import requests
 
-from flapjack_py import render
+from flapjack_py.notify import render
 
 from .base import Gateway, PermanentError, TransientError
 

@@ -17,12 +17,12 @@ from typing import Any
 
 import redis
 
-from flapjack_py.config import Config
-from flapjack_py.connection import open_clients
+from flapjack_py.config.settings import Config
 from flapjack_py.errors import ConfigError
+from flapjack_py.runtime.connection import open_clients
+from flapjack_py.runtime.watchdog import Announcement, Notice, Watchdog
 from flapjack_py.store import media as media_store
-from flapjack_py.store.client import StrRedis
-from flapjack_py.watchdog import Announcement, Notice, Watchdog
+from flapjack_py.store.plumbing.client import StrRedis
 
 from . import base
 

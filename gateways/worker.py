@@ -2,7 +2,7 @@
 
 One SimpleWorker per medium drains the rq queue named after it; the medium's
 sender lives as long as the process, so connections are reused between alerts.
-Retries are rq's (intervals set by flapjack_py.delivery); a `Retry-After` from
+Retries are rq's (intervals set by flapjack_py.notify.enqueue); a `Retry-After` from
 the far end stretches the next interval. Jobs left in rq's started registry by
 a worker that died (SIGKILL) are retried, or failed when out of tries, when a
 worker starts and at every maintenance round.
@@ -30,11 +30,11 @@ from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 from rq.serializers import JSONSerializer
 
-from flapjack_py.config import Config, read_config_file
-from flapjack_py.connection import clients_for, open_clients
-from flapjack_py.heartbeat import Heartbeat
-from flapjack_py.processes import pid_alive
-from flapjack_py.store.client import BytesRedis, Clients, StrRedis
+from flapjack_py.config.settings import Config, read_config_file
+from flapjack_py.model.heartbeat import Heartbeat
+from flapjack_py.runtime.connection import clients_for, open_clients
+from flapjack_py.store.plumbing.client import BytesRedis, Clients, StrRedis
+from flapjack_py.store.plumbing.processes import pid_alive
 
 from . import base
 from .liveness import alive

@@ -6,9 +6,9 @@ from typing import Any
 
 import redis
 
-from flapjack_py.config import Config
-from flapjack_py.delivery import enqueue_alert
-from flapjack_py.render import render_alert
+from flapjack_py.config.settings import Config
+from flapjack_py.notify.enqueue import enqueue_alert
+from flapjack_py.notify.render import render_alert
 
 
 def enqueue_like_notifier(client: redis.Redis, config: Config, alert: dict[str, Any]) -> dict[str, Any]:

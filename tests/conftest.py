@@ -4,7 +4,7 @@
 the fast loop; `s` is the str client on the same fake server, the kind every
 flapjack_py.store function takes, and `clients` the pair (Clients). `real_r` is
 a bytes client of a real redis-server started once per test session through
-flapjack_py.embedded_redis, flushed after each test; `real_s` and
+flapjack_py.runtime.embedded_redis, flushed after each test; `real_s` and
 `real_clients` are its str client and the pair.
 `clock` moves time with time-machine and shifts Redis TTLs by the same amount.
 `browser`, `page` and `base_url`: a real chromium, and the directory's `app` fixture served to it.
@@ -23,9 +23,9 @@ import pytest
 import redis
 import time_machine
 
-from flapjack_py.connection import embedded_clients
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.store.client import Clients, StrRedis, as_str_redis
+from flapjack_py.runtime.connection import embedded_clients
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
+from flapjack_py.store.plumbing.client import Clients, StrRedis, as_str_redis
 from tests import browser as browsers
 
 START = 1_700_000_000  # 2023-11-14 22:13:20 UTC, a Tuesday

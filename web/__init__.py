@@ -12,9 +12,9 @@ from typing import Any
 import redis as redis_lib
 from flask import Flask
 
-from flapjack_py.config import Config, load_config
-from flapjack_py.connection import clients_for, localhost_clients, make_clients
-from flapjack_py.store.client import BytesRedis, Clients, StrRedis
+from flapjack_py.config.settings import Config, load_config
+from flapjack_py.runtime.connection import clients_for, localhost_clients, make_clients
+from flapjack_py.store.plumbing.client import BytesRedis, Clients, StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def create_app(redis: Clients | redis_lib.Redis | None = None, config: Config | 
     """Build the Flask app; `redis` defaults to the configured URL or Sentinel service (else localhost).
 
     `redis` is the process's Clients pair (`flapjack web`), or any one redis.Redis client an embedder
-    hands over (contract section 2): its other kind is made once, here (flapjack_py.connection.clients_for).
+    hands over (contract section 2): its other kind is made once, here (flapjack_py.runtime.connection.clients_for).
     """
     cfg = load_config(config)
     if redis is None:

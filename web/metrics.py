@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app
 
-from flapjack_py import metrics
+from flapjack_py.runtime import metrics
 
 bp = Blueprint("prometheus", __name__)
 

@@ -16,11 +16,11 @@ import redis
 from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
 
 from flapjack_py.access import FIRST_ADMIN_HINT, exposure_problem
-from flapjack_py.config import Config
-from flapjack_py.connection import open_clients
+from flapjack_py.config.settings import Config
 from flapjack_py.errors import ConfigError
+from flapjack_py.runtime.connection import open_clients
 from flapjack_py.store import users as user_store
-from flapjack_py.store.client import Clients, StrRedis
+from flapjack_py.store.plumbing.client import Clients, StrRedis
 
 from . import create_app
 

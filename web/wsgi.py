@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import logging
 
-from flapjack_py.config import read_config_file
-from flapjack_py.connection import make_clients
+from flapjack_py.config.settings import read_config_file
 from flapjack_py.errors import ConfigError
-from flapjack_py.logs import setup_logging
+from flapjack_py.runtime.connection import make_clients
+from flapjack_py.runtime.logs import setup_logging
 
 from . import create_app
 from .serve import refuse_open_exposure

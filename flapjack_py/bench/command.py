@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .context import PLACEMENTS, SCENARIOS, Options
+from flapjack_py.bench.context import PLACEMENTS, SCENARIOS, Options
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def bench(quick: bool, scenarios: tuple[str, ...], events: int | None, repeat: i
 
     Exit 0 when every run was right, 1 when any lost events or alerts, 2 on setup errors.
     """
-    from .runner import run_bench
+    from flapjack_py.bench.runner import run_bench
 
     engine_log = logging.getLogger("flapjack_py")
     level = engine_log.level

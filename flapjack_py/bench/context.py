@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # kept light: `flapjack --help` imports this module
-    from .servers import Placement, Target
-    from .worker import Worker
+    from flapjack_py.bench.servers import Placement, Target
+    from flapjack_py.bench.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class Context:
     @property
     def config(self) -> dict[str, Any]:
         """The executive's configuration (as the YAML of a config file would give it)."""
-        from .workload import executive_config
+        from flapjack_py.bench.workload import executive_config
 
         return executive_config(self.target.url)
 

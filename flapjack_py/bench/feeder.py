@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..store import bench as bench_store
-from ..store.client import StrRedis
-from .workload import Population, make_event
+from flapjack_py.bench.workload import Population, make_event
+from flapjack_py.store import bench as bench_store
+from flapjack_py.store.plumbing.client import StrRedis
 
 SAMPLE_EVERY = 0.01  # seconds between LLEN samples of the queue
 PUSHED_AT = "pushed_at="

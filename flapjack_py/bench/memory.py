@@ -16,14 +16,14 @@ from typing import Any
 
 import yaml
 
-from ..errors import BenchError
-from ..store import bench as bench_store
-from .context import Context
-from .correctness import Observation, correctness_fields, failures
-from .reference import Reference
-from .scenarios import STEADY_CHECKS, alerts_expected, observe, prepare
-from .worker import child_env
-from .workload import MEDIA, Population, population_for, round_robin
+from flapjack_py.bench.context import Context
+from flapjack_py.bench.correctness import Observation, correctness_fields, failures
+from flapjack_py.bench.reference import Reference
+from flapjack_py.bench.scenarios import STEADY_CHECKS, alerts_expected, observe, prepare
+from flapjack_py.bench.worker import child_env
+from flapjack_py.bench.workload import MEDIA, Population, population_for, round_robin
+from flapjack_py.errors import BenchError
+from flapjack_py.store import bench as bench_store
 
 log = logging.getLogger(__name__)
 

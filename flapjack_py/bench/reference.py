@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..store import bench as bench_store
-from ..store.client import BytesRedis
+from flapjack_py.store import bench as bench_store
+from flapjack_py.store.plumbing.client import BytesRedis
 
 log = logging.getLogger(__name__)
 

@@ -22,13 +22,13 @@ from typing import Any, Protocol
 import redis
 import rq
 
-from .. import __version__
-from . import latency, memory, scenarios
-from .context import Context, Options
-from .output import format_line, write_json
-from .reference import Reference, Sample
-from .servers import Target, choose_placement
-from .worker import Worker, pin
+from flapjack_py import __version__
+from flapjack_py.bench import latency, memory, scenarios
+from flapjack_py.bench.context import Context, Options
+from flapjack_py.bench.output import format_line, write_json
+from flapjack_py.bench.reference import Reference, Sample
+from flapjack_py.bench.servers import Target, choose_placement
+from flapjack_py.bench.worker import Worker, pin
 
 log = logging.getLogger(__name__)
 

@@ -15,11 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store import bench as bench_store
-from .context import Context
-from .correctness import Observation, correctness_fields, failures
-from .reference import Reference
-from .workload import (
+from flapjack_py.bench.context import Context
+from flapjack_py.bench.correctness import Observation, correctness_fields, failures
+from flapjack_py.bench.reference import Reference
+from flapjack_py.bench.workload import (
     CONTACTS,
     MEDIA,
     Population,
@@ -31,6 +30,7 @@ from .workload import (
     round_robin,
     seed_events,
 )
+from flapjack_py.store import bench as bench_store
 
 log = logging.getLogger(__name__)
 

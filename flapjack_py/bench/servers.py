@@ -17,10 +17,10 @@ from pathlib import Path
 
 import redis
 
-from ..connection import clients_from_url
-from ..embedded_redis import EmbeddedRedis
-from ..errors import BenchError, EmbeddedRedisError
-from ..store import bench as bench_store
+from flapjack_py.errors import BenchError, EmbeddedRedisError
+from flapjack_py.runtime.connection import clients_from_url
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
+from flapjack_py.store import bench as bench_store
 
 log = logging.getLogger(__name__)
 

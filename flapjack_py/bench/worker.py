@@ -18,8 +18,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from ..connection import clients_from_url
-from ..errors import BenchError
+from flapjack_py.errors import BenchError
+from flapjack_py.runtime.connection import clients_from_url
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def stop_process(process: subprocess.Popen[Any]) -> None:
 
 def drain(url: str, config: dict[str, Any]) -> dict[str, Any]:
     """Run the real executive until the queue is empty; time, CPU time and events taken."""
-    from ..executive import Executive
+    from flapjack_py.executive import Executive
 
     clients = clients_from_url(url)
     executive = Executive(clients, config)
@@ -119,7 +119,7 @@ def drain(url: str, config: dict[str, Any]) -> dict[str, Any]:
 
 def reference(url: str, ops: int, jobs: int) -> dict[str, Any]:
     """One sample of the raw rates."""
-    from .reference import measure
+    from flapjack_py.bench.reference import measure
 
     clients = clients_from_url(url)
     try:
@@ -130,7 +130,7 @@ def reference(url: str, ops: int, jobs: int) -> dict[str, Any]:
 
 def feed(url: str, **args: Any) -> dict[str, Any]:
     """The latency scenario's open-loop feeder."""
-    from .feeder import feed_open_loop
+    from flapjack_py.bench.feeder import feed_open_loop
 
     clients = clients_from_url(url)
     try:

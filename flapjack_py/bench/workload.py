@@ -11,13 +11,13 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import keys
-from ..rules import general_rule
-from ..store import contacts as contact_store
-from ..store import entities as entity_store
-from ..store import media as media_store
-from ..store import rules as rule_store
-from ..store.client import StrRedis
+from flapjack_py import keys
+from flapjack_py.model.rules import general_rule
+from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import entities as entity_store
+from flapjack_py.store import media as media_store
+from flapjack_py.store import rules as rule_store
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from .. import keys
-from . import metrics
-from .client import StrRedis, to_int
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.store import metrics
+from flapjack_py.store.plumbing.client import StrRedis, to_int
+from flapjack_py.store.plumbing.writes import Writes
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ Events are copied as they were archived, byte for byte: these take the bytes cli
 
 from __future__ import annotations
 
-from .. import keys
-from .client import BytesRedis, text
+from flapjack_py import keys
+from flapjack_py.store.plumbing.client import BytesRedis, text
 
 
 def archive_names(client: BytesRedis) -> list[str]:

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from .. import keys
-from .client import BytesRedis, StrRedis
+from flapjack_py import keys
+from flapjack_py.store.plumbing.client import BytesRedis, StrRedis
 
 log = logging.getLogger(__name__)
 

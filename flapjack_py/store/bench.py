@@ -18,10 +18,10 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from .. import keys
-from .client import BytesRedis, StrRedis
-from .events import events_processed
-from .events import queue_length as queue_length  # the bench's use of the queue's own length
+from flapjack_py import keys
+from flapjack_py.store.events import events_processed
+from flapjack_py.store.events import queue_length as queue_length  # the bench's use of the queue's own length
+from flapjack_py.store.plumbing.client import BytesRedis, StrRedis
 
 log = logging.getLogger(__name__)
 

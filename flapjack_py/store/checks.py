@@ -10,12 +10,12 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any, cast
 
-from .. import keys, scripts
-from ..checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange
-from ..events import Event, parse_perfdata
-from . import staged
-from .client import StrRedis, call_read_script, to_int
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.model.checks import NOTIFICATION_KINDS, CheckSnapshot, StateChange
+from flapjack_py.model.events import Event, parse_perfdata
+from flapjack_py.store.plumbing import scripts, staged
+from flapjack_py.store.plumbing.client import StrRedis, call_read_script, to_int
+from flapjack_py.store.plumbing.writes import Writes
 
 SNAPSHOT_CHUNK = 100
 """Checks per LOAD_SNAPSHOTS call: bounds how long one call holds Redis (every other client waits)."""
@@ -159,7 +159,7 @@ def load_recent_state_changes(client: StrRedis, check_ids: Sequence[tuple[str, s
 
 def recent_state_changes_reads(check_ids: Sequence[tuple[str, str]]
                                ) -> staged.Reads[dict[tuple[str, str], list[StateChange]]]:
-    """load_recent_state_changes in two steps (flapjack_py.store.staged): the timestamps name the records."""
+    """load_recent_state_changes in two steps (flapjack_py.store.plumbing.staged): the timestamps name the records."""
     def stamps_of(p: Any) -> None:
         for entity, check in check_ids:
             p.zrevrange(keys.sorted_state_timestamps(entity, check), 0, 1)

@@ -18,15 +18,17 @@ from typing import Any
 
 import redis
 
-from .. import keys, scripts
-from ..errors import AlreadyExists, NotFound, ValidationError
-from ..rules import general_rule
-from ..time_restrictions import is_valid_zone
-from . import staged
-from .client import StrRedis, writing
-from .media import Medium as Medium  # re-exported: part of ContactDetails, imported from here by the notifier
-from .media import media_from, replace_media
-from .rules import save_rule
+from flapjack_py import keys
+from flapjack_py.errors import AlreadyExists, NotFound, ValidationError
+from flapjack_py.model.rules import general_rule
+from flapjack_py.model.time_restrictions import is_valid_zone
+from flapjack_py.store.media import (
+    Medium as Medium,  # re-exported: part of ContactDetails, imported from here by the notifier
+)
+from flapjack_py.store.media import media_from, replace_media
+from flapjack_py.store.plumbing import scripts, staged
+from flapjack_py.store.plumbing.client import StrRedis, writing
+from flapjack_py.store.rules import save_rule
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +220,7 @@ def load_contact_details(client: StrRedis, contact_ids: Sequence[str]) -> list[C
 
 
 def contact_details_reads(contact_ids: Sequence[str]) -> staged.Reads[list[ContactDetails]]:
-    """load_contact_details as one step (flapjack_py.store.staged): one CONTACT_DETAILS call per
+    """load_contact_details as one step (flapjack_py.store.plumbing.staged): one CONTACT_DETAILS call per
     CONTACTS_CHUNK contacts."""
     ids = list(dict.fromkeys(contact_ids))
     calls: list[tuple[list[str], list[str]]] = [([key for cid in ids[first:first + CONTACTS_CHUNK] for key in _details_keys(cid)], [])

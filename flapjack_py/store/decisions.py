@@ -1,4 +1,4 @@
-"""Decision traces in Redis: a bounded list per check, newest first (flapjack_py/decisions.py builds them)."""
+"""Decision traces in Redis: a bounded list per check, newest first (flapjack_py/notify/decisions.py builds them)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 import logging
 from typing import Any, cast
 
-from .. import keys
-from .client import StrRedis
-from .maintenance import SCHEDULED, UNSCHEDULED, load_windows
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.store.maintenance import SCHEDULED, UNSCHEDULED, load_windows
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.plumbing.writes import Writes
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import redis
 
-from .. import keys
-from ..errors import NotFound
-from .client import StrRedis, writing
+from flapjack_py import keys
+from flapjack_py.errors import NotFound
+from flapjack_py.store.plumbing.client import StrRedis, writing
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import keys
-from ..escalation import (
+from flapjack_py import keys
+from flapjack_py.model.escalation import (
     InvalidPolicy,
     Policy,
     State,
@@ -25,11 +25,11 @@ from ..escalation import (
     state_from_json,
     state_to_json,
 )
-from ..schedules import Schedule
-from . import staged
-from .client import StrRedis
-from .schedules import known_contacts, load_schedules
-from .writes import WriteBuffer, Writes
+from flapjack_py.oncall.schedules import Schedule
+from flapjack_py.store.plumbing import staged
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.plumbing.writes import WriteBuffer, Writes
+from flapjack_py.store.schedules import known_contacts, load_schedules
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def load_batch(client: StrRedis, checks: Sequence[Any], now: int,
 
 def batch_reads(client: StrRedis, checks: Sequence[Any], now: int,
                 watch: Callable[[list[str]], None] | None = None) -> staged.Reads[EscalationData]:
-    """load_batch in steps (flapjack_py.store.staged); schedules, when a policy to start pages one, are read
+    """load_batch in steps (flapjack_py.store.plumbing.staged); schedules, when a policy to start pages one, are read
     through `client` directly."""
     ids = list(dict.fromkeys(n.id for n in checks))
     names = [keys.escalation(*keys.split_check_id(i)) for i in ids]

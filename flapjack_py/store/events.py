@@ -28,11 +28,12 @@ from typing import Any
 
 from redis.exceptions import NoScriptError
 
-from .. import keys, scripts
-from ..heartbeat import Heartbeat
-from ..processes import pid_alive
-from .client import BytesRedis, StrRedis, text, to_int
-from .health import save_heartbeat
+from flapjack_py import keys
+from flapjack_py.model.heartbeat import Heartbeat
+from flapjack_py.store.health import save_heartbeat
+from flapjack_py.store.plumbing import scripts
+from flapjack_py.store.plumbing.client import BytesRedis, StrRedis, text, to_int
+from flapjack_py.store.plumbing.processes import pid_alive
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from .. import keys
-from .client import StrRedis
+from flapjack_py import keys
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

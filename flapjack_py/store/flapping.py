@@ -1,14 +1,15 @@
 """Flap detection in Redis: a check's result history and flapping flag (in its check hash, read with the
-snapshot) and the flapping_checks set the UI and API list (flapjack_py/flapping.py decides)."""
+snapshot) and the flapping_checks set the UI and API list (flapjack_py/model/flapping.py decides)."""
 
 from __future__ import annotations
 
 from typing import cast
 
-from .. import flapping, keys
-from ..flapping import FlapState
-from .client import StrRedis
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.model import flapping
+from flapjack_py.model.flapping import FlapState
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.plumbing.writes import Writes
 
 
 def record(pipe: Writes, entity: str, check: str, state: FlapState) -> None:

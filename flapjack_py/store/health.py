@@ -18,9 +18,9 @@ from typing import Any
 from redis.lock import Lock
 from rq.registry import FailedJobRegistry
 
-from .. import keys
-from ..heartbeat import Heartbeat, parse_heartbeat
-from .client import StrRedis, to_int
+from flapjack_py import keys
+from flapjack_py.model.heartbeat import Heartbeat, parse_heartbeat
+from flapjack_py.store.plumbing.client import StrRedis, to_int
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .. import keys, reports
-from .client import StrRedis, to_int
-from .maintenance import SCHEDULED, UNSCHEDULED, in_force, list_windows
+from flapjack_py import keys
+from flapjack_py.store.maintenance import SCHEDULED, UNSCHEDULED, in_force, list_windows
+from flapjack_py.store.plumbing.client import StrRedis, to_int
+from flapjack_py.views import reports
 
 STATUS_NOTIFICATIONS = ("problem", "recovery", "acknowledgement")
 

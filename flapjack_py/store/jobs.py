@@ -1,4 +1,4 @@
-"""Writing prepared rq jobs (flapjack_py.rq_jobs) on the caller's MULTI: one HSET per job, one RPUSH per queue
+"""Writing prepared rq jobs (flapjack_py.store.rq_jobs) on the caller's MULTI: one HSET per job, one RPUSH per queue
 (in the jobs' order), the queue added to rq's set of queues.
 
 A job's HSET goes to Redis packed here (store.multi.queue_packed): the ~32 fields its template writes for
@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import Any
 
-from ..rq_jobs import TIME_FIELDS, PreparedJob
-from .multi import bulk, bulks, queue_packed
+from flapjack_py.store.plumbing.multi import bulk, bulks, queue_packed
+from flapjack_py.store.rq_jobs import TIME_FIELDS, PreparedJob
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from .. import keys
-from ..checks import current_scheduled_window
-from .client import StrRedis, to_int
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.model.checks import current_scheduled_window
+from flapjack_py.store.plumbing.client import StrRedis, to_int
+from flapjack_py.store.plumbing.writes import Writes
 
 log = logging.getLogger(__name__)
 

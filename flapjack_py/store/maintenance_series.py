@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator
 
 import redis
 
-from .. import keys
-from ..recurrence import InvalidSeries, Series, as_tuple, occurrences
-from . import maintenance as maint
-from .checks import check_exists, current_check_names
-from .client import StrRedis
+from flapjack_py import keys
+from flapjack_py.oncall.recurrence import InvalidSeries, Series, as_tuple, occurrences
+from flapjack_py.store import maintenance as maint
+from flapjack_py.store.checks import check_exists, current_check_names
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

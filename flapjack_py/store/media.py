@@ -15,9 +15,9 @@ from typing import Any
 
 import redis
 
-from .. import keys
-from ..errors import ValidationError
-from .client import StrRedis, to_int, writing
+from flapjack_py import keys
+from flapjack_py.errors import ValidationError
+from flapjack_py.store.plumbing.client import StrRedis, to_int, writing
 
 DEFAULT_INTERVAL = 900
 """Seconds between repeat alerts on a medium when none (or <= 0) is stored."""

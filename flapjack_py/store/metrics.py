@@ -12,11 +12,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import keys
-from ..events import FAILURE_STATES
-from ..rows import is_handled
-from .client import StrRedis, to_int
-from .events import queue_length
+from flapjack_py import keys
+from flapjack_py.model.events import FAILURE_STATES
+from flapjack_py.store.events import queue_length
+from flapjack_py.store.plumbing.client import StrRedis, to_int
+from flapjack_py.views.rows import is_handled
 
 DELIVERY_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0)
 """Upper bounds (s) of the enqueue -> delivered histogram; alert timestamps are whole seconds."""

@@ -1,4 +1,4 @@
-"""Read models of the web UI: check rows (flapjack_py.rows), one check in full, alert history.
+"""Read models of the web UI: check rows (flapjack_py.views.rows), one check in full, alert history.
 
 Each function reads in a few pipelined round trips and returns plain
 dataclasses for the templates. Every client here replies with str (see web.ui.context.db).
@@ -12,13 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import keys
-from ..rows import Alert, CheckRow
-from . import alerts as alert_store
-from . import contacts as contact_store
-from . import maintenance as maint
-from . import triage as triage_store
-from .client import StrRedis, to_int
+from flapjack_py import keys
+from flapjack_py.store import alerts as alert_store
+from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import maintenance as maint
+from flapjack_py.store import triage as triage_store
+from flapjack_py.store.plumbing.client import StrRedis, to_int
+from flapjack_py.views.rows import Alert, CheckRow
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import cast
 
-from .. import keys
-from .client import StrRedis
+from flapjack_py import keys
+from flapjack_py.store.plumbing.client import StrRedis
 
 COUNTER_FIELDS = ("read", "pushed", "rejected")
 REJECTED_PREFIX = "rejected:"

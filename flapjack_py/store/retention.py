@@ -8,14 +8,15 @@ import logging
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from .. import keys, scripts
-from ..events import FAILURE_STATES
-from ..notification import NotificationType
-from .alerts import trim_alert_indexes
-from .client import StrRedis, registered_script
-from .events import utc_hour
-from .maintenance import SCHEDULED, UNSCHEDULED
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.model.events import FAILURE_STATES
+from flapjack_py.model.notification import NotificationType
+from flapjack_py.store.alerts import trim_alert_indexes
+from flapjack_py.store.events import utc_hour
+from flapjack_py.store.maintenance import SCHEDULED, UNSCHEDULED
+from flapjack_py.store.plumbing import scripts
+from flapjack_py.store.plumbing.client import StrRedis, registered_script
+from flapjack_py.store.plumbing.writes import Writes
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import keys, scripts
-from . import staged
-from .client import StrRedis, to_int
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.store.plumbing import scripts, staged
+from flapjack_py.store.plumbing.client import StrRedis, to_int
+from flapjack_py.store.plumbing.writes import Writes
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def load_check_facts(client: StrRedis, check_ids: Iterable[str]) -> dict[str, Ch
 
 
 def check_facts_reads(check_ids: Iterable[str]) -> staged.Reads[dict[str, CheckFacts]]:
-    """load_check_facts in two steps (flapjack_py.store.staged): the entity ids name the contact sets read."""
+    """load_check_facts in two steps (flapjack_py.store.plumbing.staged): the entity ids name the contact sets read."""
     ids = list(dict.fromkeys(check_ids))
     if not ids:
         return {}

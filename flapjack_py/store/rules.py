@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 import redis
 
-from .. import keys
-from ..errors import AlreadyExists, NotFound
-from ..rules import NotificationRule, general_rule, rule_from_hash, rule_to_hash
-from .client import StrRedis, writing
+from flapjack_py import keys
+from flapjack_py.errors import AlreadyExists, NotFound
+from flapjack_py.model.rules import NotificationRule, general_rule, rule_from_hash, rule_to_hash
+from flapjack_py.store.plumbing.client import StrRedis, writing
 
 log = logging.getLogger(__name__)
 

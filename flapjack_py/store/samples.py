@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import keys, scripts
-from ..pictures import SAMPLE_BUCKET, SAMPLES_KEPT
-from .client import StrRedis, registered_script
-from .history import state_changes
-from .maintenance import SCHEDULED, UNSCHEDULED, list_windows
+from flapjack_py import keys
+from flapjack_py.store.history import state_changes
+from flapjack_py.store.maintenance import SCHEDULED, UNSCHEDULED, list_windows
+from flapjack_py.store.plumbing import scripts
+from flapjack_py.store.plumbing.client import StrRedis, registered_script
+from flapjack_py.views.pictures import SAMPLE_BUCKET, SAMPLES_KEPT
 
 
 def record_sample(client: StrRedis, queue: str, now: int) -> bool:

@@ -1,6 +1,6 @@
 """On-call schedules in Redis: a hash `schedule:ID` holding the schedule's JSON form, ids in `schedules`.
 
-Resolution (who is on call) is pure, in flapjack_py/schedules.py; this module only stores and
+Resolution (who is on call) is pure, in flapjack_py/oncall/schedules.py; this module only stores and
 loads, and builds the contact lookup iCalendar layers need (contact ids and emails -> ids).
 """
 
@@ -10,11 +10,11 @@ import json
 import logging
 from collections.abc import Iterable
 
-from .. import keys
-from ..schedule_data import schedule_from_json, schedule_to_json
-from ..schedules import InvalidSchedule, Schedule
-from .client import StrRedis
-from .contacts import all_contact_ids, load_contacts
+from flapjack_py import keys
+from flapjack_py.oncall.schedule_data import schedule_from_json, schedule_to_json
+from flapjack_py.oncall.schedules import InvalidSchedule, Schedule
+from flapjack_py.store.contacts import all_contact_ids, load_contacts
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-from .. import keys, staleness
-from ..events import Event
-from ..staleness import Stale
-from .client import StrRedis
-from .events import push_events
-from .writes import Writes
+from flapjack_py import keys
+from flapjack_py.model import staleness
+from flapjack_py.model.events import Event
+from flapjack_py.model.staleness import Stale
+from flapjack_py.store.events import push_events
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.plumbing.writes import Writes
 
 log = logging.getLogger(__name__)
 

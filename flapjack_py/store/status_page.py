@@ -1,14 +1,14 @@
 """Read model of the status page: event counters, executive instances, queue lengths, receivers (the rq
-delivery queues are counted by flapjack_py.delivery.delivery_queues)."""
+delivery queues are counted by flapjack_py.notify.enqueue.delivery_queues)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import keys
-from .client import StrRedis, to_int
-from .events import COUNTER_FIELDS, utc_hour
-from .receivers import load_receiver_counters, rejected_reasons
+from flapjack_py import keys
+from flapjack_py.store.events import COUNTER_FIELDS, utc_hour
+from flapjack_py.store.plumbing.client import StrRedis, to_int
+from flapjack_py.store.receivers import load_receiver_counters, rejected_reasons
 
 
 @dataclass

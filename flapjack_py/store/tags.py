@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import redis
 
-from .. import keys
-from .client import StrRedis
+from flapjack_py import keys
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

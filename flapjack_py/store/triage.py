@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import keys, scripts
-from ..rows import CheckRow
-from .client import StrRedis, registered_script, to_int
-from .entities import entity_check_names, entity_ids_with_tag
-from .maintenance import SCHEDULED, UNSCHEDULED
+from flapjack_py import keys
+from flapjack_py.store.entities import entity_check_names, entity_ids_with_tag
+from flapjack_py.store.maintenance import SCHEDULED, UNSCHEDULED
+from flapjack_py.store.plumbing import scripts
+from flapjack_py.store.plumbing.client import StrRedis, registered_script, to_int
+from flapjack_py.views.rows import CheckRow
 
 CHUNK = 1000
 """Checks read per Lua call: each call holds Redis for a few milliseconds, never for a whole 10,000."""

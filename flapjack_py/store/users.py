@@ -11,10 +11,10 @@ import json
 import logging
 from dataclasses import dataclass
 
-from .. import keys
-from ..access import Role
-from ..credentials import new_secret_key
-from .client import StrRedis
+from flapjack_py import keys
+from flapjack_py.access import Role
+from flapjack_py.credentials import new_secret_key
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import click
 
-from .backtest import backtest_command
-from .explain import explain as explain_command
-from .flapper import flapper as flapper_group
-from .importer import import_group
-from .maintenance import maintenance as maintenance_group
-from .purge import purge as purge_group
-from .receiver import receiver as receiver_group
-from .sensu import sensu_command
-from .simulate import simulate as simulate_group
-from .users import token as token_group
-from .users import user as user_group
+from flapjack_py.intake.receiver import receiver as receiver_group
+from flapjack_py.intake.sensu import sensu_command
+from flapjack_py.tools.backtest import backtest_command
+from flapjack_py.tools.explain import explain as explain_command
+from flapjack_py.tools.flapper import flapper as flapper_group
+from flapjack_py.tools.importer import import_group
+from flapjack_py.tools.maintenance import maintenance as maintenance_group
+from flapjack_py.tools.purge import purge as purge_group
+from flapjack_py.tools.simulate import simulate as simulate_group
+from flapjack_py.tools.users import token as token_group
+from flapjack_py.tools.users import user as user_group
 
 receiver_group.add_command(sensu_command)
 

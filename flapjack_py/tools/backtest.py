@@ -23,21 +23,22 @@ from unittest import mock
 
 import click
 
-from .. import backtest, keys
-from ..backtest import Alert, ProposedContact
-from ..config import Config
-from ..connection import embedded_clients
-from ..embedded_redis import EmbeddedRedis
-from ..event_steps import new_entity_id
-from ..executive import Executive
-from ..rules import rule_from_fields
-from ..store import backtest as store
-from ..store import contacts as contact_store
-from ..store import entities as entity_store
-from ..store import rules as rule_store
-from ..store.client import Clients, StrRedis
-from ..timeparse import TimeParseError, parse_duration
-from .session import redis_clients
+from flapjack_py import keys
+from flapjack_py.analysis import backtest
+from flapjack_py.analysis.backtest import Alert, ProposedContact
+from flapjack_py.config.settings import Config
+from flapjack_py.executive import Executive
+from flapjack_py.executive.steps import new_entity_id
+from flapjack_py.model.rules import rule_from_fields
+from flapjack_py.runtime.connection import embedded_clients
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.session import redis_clients
+from flapjack_py.store import backtest as store
+from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import entities as entity_store
+from flapjack_py.store import rules as rule_store
+from flapjack_py.store.plumbing.client import Clients, StrRedis
+from flapjack_py.timeparse import TimeParseError, parse_duration
 
 log = logging.getLogger(__name__)
 

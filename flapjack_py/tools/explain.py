@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 
 import click
 
-from .. import decisions
-from ..config import Config
-from ..store import decisions as decision_store
-from ..timeparse import TimeParseError, parse_time
-from .session import redis_client
+from flapjack_py.config.settings import Config
+from flapjack_py.notify import decisions
+from flapjack_py.runtime.session import redis_client
+from flapjack_py.store import decisions as decision_store
+from flapjack_py.timeparse import TimeParseError, parse_time
 
 log = logging.getLogger(__name__)
 

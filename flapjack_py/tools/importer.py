@@ -17,13 +17,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..config import Config
-from ..errors import FlapjackError
-from ..names import entity_name_problem
-from ..store import contacts as contact_store
-from ..store import entities as entity_store
-from ..store.client import StrRedis
-from .session import redis_client
+from flapjack_py.config.settings import Config
+from flapjack_py.errors import FlapjackError
+from flapjack_py.model.names import entity_name_problem
+from flapjack_py.runtime.session import redis_client
+from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import entities as entity_store
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def import_contact(client: StrRedis, entry: dict[str, Any]) -> None:
 def import_entity(client: StrRedis, entry: dict[str, Any]) -> None:
     """Reconcile id/name, replace contacts_for:ID with the listed existing contacts, add the tags.
 
-    Raises ValueError for a missing name or one that does not fit the layout (flapjack_py.names).
+    Raises ValueError for a missing name or one that does not fit the layout (flapjack_py.model.names).
     """
     name = entry.get("name")
     if not isinstance(name, str) or not name:

@@ -11,13 +11,21 @@ from typing import Any
 
 import click
 
-from ..config import Config
-from ..timeparse import TimeParseError, describe, parse_duration, parse_time
-from .maintenance_series import create_recurring, series
-from .maintenance_windows import SCHEDULED, UNSCHEDULED, Criteria, Found, create_windows, end_windows, find_windows
-from .session import comma_list, redis_client
-from .table import render_table
-from .timespec import duration_filter, stamp, time_filter
+from flapjack_py.config.settings import Config
+from flapjack_py.runtime.session import comma_list, redis_client
+from flapjack_py.timeparse import TimeParseError, describe, parse_duration, parse_time
+from flapjack_py.tools.maintenance_series import create_recurring, series
+from flapjack_py.tools.maintenance_windows import (
+    SCHEDULED,
+    UNSCHEDULED,
+    Criteria,
+    Found,
+    create_windows,
+    end_windows,
+    find_windows,
+)
+from flapjack_py.tools.table import render_table
+from flapjack_py.tools.timespec import duration_filter, stamp, time_filter
 
 log = logging.getLogger(__name__)
 

@@ -10,13 +10,13 @@ import uuid
 
 import click
 
-from .. import recurrence
-from ..config import Config
-from ..store import maintenance_series as store
-from .maintenance_windows import ensure_entity
-from .session import redis_client
-from .table import render_table
-from .timespec import stamp
+from flapjack_py.config.settings import Config
+from flapjack_py.oncall import recurrence
+from flapjack_py.runtime.session import redis_client
+from flapjack_py.store import maintenance_series as store
+from flapjack_py.tools.maintenance_windows import ensure_entity
+from flapjack_py.tools.table import render_table
+from flapjack_py.tools.timespec import stamp
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..store import checks as check_store
-from ..store import entities as entity_store
-from ..store import maintenance as maint_store
-from ..store.client import StrRedis
+from flapjack_py.store import checks as check_store
+from flapjack_py.store import entities as entity_store
+from flapjack_py.store import maintenance as maint_store
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 

@@ -11,11 +11,11 @@ import time
 
 import click
 
-from ..config import Config
-from ..store import checks as check_store
-from ..store import maintenance_series as series_store
-from ..store.retention import purge_alerts, purge_all, purge_rejected
-from .session import redis_client
+from flapjack_py.config.settings import Config
+from flapjack_py.runtime.session import redis_client
+from flapjack_py.store import checks as check_store
+from flapjack_py.store import maintenance_series as series_store
+from flapjack_py.store.retention import purge_alerts, purge_all, purge_rejected
 
 log = logging.getLogger(__name__)
 

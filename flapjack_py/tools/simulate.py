@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from ..config import Config
-from ..store.client import StrRedis
-from ..store.events import push_event
-from .session import comma_list, redis_client
-from .timespec import stamp
+from flapjack_py.config.settings import Config
+from flapjack_py.runtime.session import comma_list, redis_client
+from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.tools.timespec import stamp
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from ..timeparse import TimeParseError, parse_duration, parse_time
+from flapjack_py.timeparse import TimeParseError, parse_duration, parse_time
 
 TimeSpecError = TimeParseError
 """The error of a filter expression that cannot be understood (a TimeParseError)."""

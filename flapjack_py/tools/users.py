@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import click
 
-from .. import credentials
-from ..access import Role, parse_role
-from ..config import Config
-from ..store import users as store
-from .session import redis_client
+from flapjack_py import credentials
+from flapjack_py.access import Role, parse_role
+from flapjack_py.config.settings import Config
+from flapjack_py.runtime.session import redis_client
+from flapjack_py.store import users as store
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from flapjack_py.executive import Executive
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
 from web import create_app
 
 EXECUTIVE_CONFIG = {"executive": {"new_check_scheduled_maintenance_duration": 0}}

@@ -13,8 +13,8 @@ import redis
 from flask.testing import FlaskClient
 
 from flapjack_py.executive import Executive
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
 from web import create_app
 from web.api.common import iso
 

@@ -12,7 +12,7 @@ from flapjack_py import keys
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.api.helpers import JSONAPI, body_of, errors, patch, post
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = pytest.mark.real
 

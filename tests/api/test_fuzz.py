@@ -18,8 +18,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from flapjack_py.executive import Executive
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.api.fuzzing import operations, run_cases
 from web import create_app
 

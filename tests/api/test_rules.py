@@ -7,7 +7,7 @@ import redis
 from flask.testing import FlaskClient
 
 from flapjack_py import keys
-from flapjack_py.rules import ALL_MEDIA
+from flapjack_py.model.rules import ALL_MEDIA
 from tests.api.helpers import JSONAPI, body_of, errors, patch, post
 
 WEEKDAYS = {"start_time": "2013-02-01 08:00:00", "end_time": "2013-02-01 18:00:00",

@@ -18,10 +18,10 @@ import pytest
 import redis
 import yaml
 
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
 from web.serve import make_server
 
 pytestmark = pytest.mark.real

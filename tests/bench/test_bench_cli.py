@@ -14,7 +14,7 @@ import redis
 from click.testing import CliRunner
 
 from flapjack_py.cli import main
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.real
 

@@ -6,7 +6,7 @@ import pytest
 import redis
 
 from flapjack_py.bench.servers import Target, choose_placement
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.real
 

@@ -13,8 +13,8 @@ import pytest
 import redis
 from aiosmtpd.controller import Controller
 
-from flapjack_py.config import Config, load_config
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.config.settings import Config, load_config
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import alerts as alert_store
 from gateways.worker import run_gateway
 from tests.alerting import enqueue_like_notifier

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from aiosmtpd.smtp import AuthResult
 
-from flapjack_py.render import local_time
+from flapjack_py.notify.render import local_time
 
 from .conftest import START, SmtpServer, gateway_config, status_of
 

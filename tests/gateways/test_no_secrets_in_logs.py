@@ -21,7 +21,7 @@ import yaml
 from aiosmtpd.smtp import AuthResult
 from pytest_httpserver import HTTPServer
 
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 

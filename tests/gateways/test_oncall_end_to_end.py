@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
 from flapjack_py.store.events import push_event
 from web import create_app

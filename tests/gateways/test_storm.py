@@ -11,11 +11,11 @@ import redis
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from flapjack_py.config import load_config
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import contacts as contact_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 from gateways.worker import run_gateway
 
 from .conftest import SmtpServer

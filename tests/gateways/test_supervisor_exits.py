@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from flapjack_py.supervisor import EXIT_CONFIG, Child, _tend
+from flapjack_py.runtime.supervisor import EXIT_CONFIG, Child, _tend
 
 
 def exited_child(code: int) -> Child:
@@ -33,8 +33,8 @@ def test_a_child_stopped_by_its_configuration_is_not_restarted() -> None:
 
 
 def test_workers_setting_starts_that_many_gateway_processes() -> None:
-    from flapjack_py.config import load_config
-    from flapjack_py.supervisor import plan
+    from flapjack_py.config.settings import load_config
+    from flapjack_py.runtime.supervisor import plan
 
     config = load_config({"gateways": {"email": {"enabled": True, "workers": 2}, "slack": {"enabled": False}}})
     gateways = [args for name, args in plan(config) if name.startswith("gateway")]
@@ -44,7 +44,7 @@ def test_workers_setting_starts_that_many_gateway_processes() -> None:
 def test_workers_must_be_a_positive_integer() -> None:
     import pytest
 
-    from flapjack_py.config import load_config
+    from flapjack_py.config.settings import load_config
     from flapjack_py.errors import ConfigError
 
     with pytest.raises(ConfigError, match="gateways.email.workers"):

@@ -13,12 +13,12 @@ import pytest
 import redis
 import yaml
 
-from flapjack_py.config import read_config_file
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.health import check_health
+from flapjack_py.config.settings import read_config_file
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.health import check_health
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import media as media_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 from .conftest import SmtpServer, wait_for
 

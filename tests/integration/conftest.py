@@ -16,8 +16,8 @@ import redis
 from scenario_steps import CHECK, ENTITY, at
 
 from flapjack_py.executive import Executive
-from flapjack_py.notification import Notification
-from flapjack_py.notifier import Notifier
+from flapjack_py.model.notification import Notification
+from flapjack_py.notify.notifier import Notifier
 
 
 def make_event(drop: tuple[str, ...] = (), **over: Any) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from flapjack_py import keys
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from tests.polling import wait_for

@@ -12,8 +12,8 @@ from typing import Any
 
 import redis
 
-from flapjack_py.connection import clients_for
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.connection import clients_for
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store

@@ -12,9 +12,9 @@ import pytest
 import redis
 
 from flapjack_py import keys
-from flapjack_py.connection import clients_for
 from flapjack_py.errors import InvalidEvent
-from flapjack_py.events import parse_event
+from flapjack_py.model.events import parse_event
+from flapjack_py.runtime.connection import clients_for
 from flapjack_py.store.events import TAKE_CHUNK, EventQueue
 
 pytestmark = pytest.mark.real

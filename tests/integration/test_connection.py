@@ -9,11 +9,11 @@ import pytest
 
 from flapjack_py import keys
 from flapjack_py.bench.workload import executive_config, make_event
-from flapjack_py.config import load_config
-from flapjack_py.connection import open_clients
-from flapjack_py.embedded_redis import EmbeddedRedis, builds_with_libc_malloc, server_environment
+from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
-from flapjack_py.store.client import Clients
+from flapjack_py.runtime.connection import open_clients
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis, builds_with_libc_malloc, server_environment
+from flapjack_py.store.plumbing.client import Clients
 
 pytestmark = pytest.mark.real
 

@@ -16,10 +16,10 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from flapjack_py import keys
-from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import contacts as contact_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -114,7 +114,7 @@ def test_events_taken_back_from_a_stalled_executive_are_applied_once(real_r: red
 
 def test_an_event_redis_refuses_is_rejected_and_the_rest_of_its_batch_applied(
         real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    import flapjack_py.executive as executive_module
+    import flapjack_py.executive.loop as executive_module
 
     original = executive_module.check_store.write_update
 
@@ -144,7 +144,7 @@ def test_lone_surrogates_in_an_event_are_stored_as_question_marks(real_r: redis.
 def test_a_command_redis_refuses_inside_exec_does_not_lose_or_repeat_the_batch(
         real_r: redis.Redis, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """Redis applies the rest of a MULTI when one command fails at EXEC time (e.g. an expiry it refuses)."""
-    import flapjack_py.executive as executive_module
+    import flapjack_py.executive.loop as executive_module
 
     original = executive_module.check_store.write_update
 
@@ -241,7 +241,7 @@ def test_sigkill_during_a_storm_loses_no_event_and_repeats_no_alert(redis_server
 
 def test_a_poison_event_in_a_storm_is_rejected_and_the_rest_alerted(real_r: redis.Redis,
                                                                       monkeypatch: pytest.MonkeyPatch, real_s: StrRedis) -> None:
-    import flapjack_py.executive as executive_module
+    import flapjack_py.executive.loop as executive_module
 
     original = executive_module.check_store.write_notification
 

@@ -19,7 +19,7 @@ import redis
 
 from flapjack_py.executive import Executive
 from flapjack_py.store import maintenance
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = [pytest.mark.real, pytest.mark.usefixtures("notifications", "clock")]
 

@@ -12,7 +12,7 @@ import pytest
 import redis
 from notifier_world import CHECK, ENTITY, WEEKDAYS_8_TO_18, World, rule
 
-from flapjack_py import decisions
+from flapjack_py.notify import decisions
 from flapjack_py.store import decisions as decision_store
 
 pytestmark = pytest.mark.real

@@ -1,7 +1,7 @@
 """Names that fit the `ENTITY:CHECK` layout (issue 35 item 6), against a real Redis and a running `flapjack executive`.
 
 Events whose entity holds ':' or whose names hold control characters are rejected with their reason, whichever
-feeder produced them, and never make a check; Alertmanager's labels are rewritten (flapjack_py/names.py), so an
+feeder produced them, and never make a check; Alertmanager's labels are rewritten (flapjack_py/model/names.py), so an
 IPv6 `instance` becomes a check that can be listed, opened and acknowledged.
 """
 
@@ -20,13 +20,13 @@ from executives import counted, in_flight, start_executives, stop, wait_register
 
 import web
 from flapjack_py import keys
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.intake.httpbroker import event_for
+from flapjack_py.intake.nagios import parse_nagios_line, parse_nsca_line
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance
-from flapjack_py.store.client import StrRedis
-from flapjack_py.tools.httpbroker import event_for
-from flapjack_py.tools.nagios import parse_nagios_line, parse_nsca_line
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.real

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from notifier_world import ENTITY, World
 
-from flapjack_py import escalation_steps, keys
-from flapjack_py.escalation import policy_from_json, state_from_json
+from flapjack_py import keys
 from flapjack_py.executive import Executive
-from flapjack_py.schedule_data import schedule_from_json
+from flapjack_py.executive import escalation_chore as escalation_steps
+from flapjack_py.model.escalation import policy_from_json, state_from_json
+from flapjack_py.oncall.schedule_data import schedule_from_json
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import rules as rule_store
 from flapjack_py.store import schedules as schedule_store
@@ -167,7 +168,7 @@ def test_the_check_page_says_how_the_last_escalation_ended(oncall: World):
 
 
 def test_the_decision_trace_says_which_level_paged_whom_and_what_an_ended_escalation_was_owed(oncall: World):
-    from flapjack_py.decisions import OWED_TEXT, describe
+    from flapjack_py.notify.decisions import OWED_TEXT, describe
     from flapjack_py.store import decisions as decision_store
 
     oncall.fail()

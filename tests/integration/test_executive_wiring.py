@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from flapjack_py.executive import Executive
-from flapjack_py.notify_request import NotifyRequest
+from flapjack_py.notify.request import NotifyRequest
 
 pytestmark = pytest.mark.real
 

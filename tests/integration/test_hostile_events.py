@@ -18,10 +18,10 @@ import redis
 from notifier_world import World
 
 from flapjack_py import keys
-from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import checks as check_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = pytest.mark.real
 

@@ -11,15 +11,15 @@ import time
 import pytest
 import redis
 
-from flapjack_py import housekeeping, keys
-from flapjack_py.config import load_config
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.executive import Executive
-from flapjack_py.health import check_health
-from flapjack_py.recurrence import Series
+from flapjack_py import keys
+from flapjack_py.config.settings import load_config
+from flapjack_py.executive import Executive, housekeeping
+from flapjack_py.oncall.recurrence import Series
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.health import check_health
 from flapjack_py.store import maintenance_series as series_store
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.integration.executives import counted, start_executives, stop, wait_registered
 from tests.polling import wait_for
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 from notifier_world import World
 
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = pytest.mark.real
 

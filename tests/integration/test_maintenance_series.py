@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 import pytest
 from notifier_world import World
 
-from flapjack_py import keys, recurrence
+from flapjack_py import keys
+from flapjack_py.oncall import recurrence
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
 

@@ -33,9 +33,9 @@ from executives import (
 )
 
 from flapjack_py import keys
-from flapjack_py.embedded_redis import EmbeddedRedis
 from flapjack_py.executive import Executive
-from flapjack_py.store.client import StrRedis
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from flapjack_py.config import load_config
-from flapjack_py.connection import make_client
+from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.connection import make_client
 from flapjack_py.store.events import push_event
 from tests.integration.sentinel_cluster import free_port
 from tests.polling import wait_for

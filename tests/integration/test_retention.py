@@ -18,9 +18,10 @@ import redis
 from click.testing import CliRunner
 from notifier_world import World
 
-from flapjack_py import keys, recurrence
+from flapjack_py import keys
 from flapjack_py.cli import main
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.oncall import recurrence
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import retention

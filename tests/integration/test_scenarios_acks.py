@@ -9,9 +9,9 @@ import pytest
 import redis
 from scenario_steps import ACK, CHECK, E_C, ENTITY, SCENARIO, T0, TEST, Clock, Keys, Step, um_key, zset
 
-from flapjack_py.notification import Notification
+from flapjack_py.model.notification import Notification
 from flapjack_py.store import maintenance
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = SCENARIO
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from scenario_steps import CHECK, E_C, ENTITY, SCENARIO, T0, Clock, Keys, MakeExecutive, Step, at
 
-from flapjack_py.notification import Notification
+from flapjack_py.model.notification import Notification
 
 pytestmark = SCENARIO
 

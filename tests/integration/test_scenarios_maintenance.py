@@ -26,7 +26,7 @@ from scenario_steps import (
 )
 
 from flapjack_py.store import maintenance
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = SCENARIO
 

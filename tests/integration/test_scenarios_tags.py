@@ -8,7 +8,7 @@ from __future__ import annotations
 import redis
 from scenario_steps import CHECK, E_C, ENTITY, SCENARIO, T0, Keys, MakeExecutive, Step, sm_key
 
-from flapjack_py.notification import Notification
+from flapjack_py.model.notification import Notification
 
 pytestmark = SCENARIO
 

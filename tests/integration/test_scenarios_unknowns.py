@@ -8,7 +8,7 @@ from __future__ import annotations
 import redis
 from scenario_steps import SCENARIO, T0, TEST, Keys, Step
 
-from flapjack_py.notification import Notification
+from flapjack_py.model.notification import Notification
 
 pytestmark = SCENARIO
 

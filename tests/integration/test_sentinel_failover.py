@@ -26,8 +26,8 @@ from rq import Queue, Worker
 
 import web
 from flapjack_py import keys
-from flapjack_py.config import load_config
-from flapjack_py.connection import make_client
+from flapjack_py.config.settings import load_config
+from flapjack_py.runtime.connection import make_client
 from flapjack_py.store.feeding import push_confirmed
 from tests.alerting import enqueue_like_notifier
 from tests.gateways.conftest import SmtpServer, make_alert

@@ -10,7 +10,7 @@ import redis
 from notifier_world import CHECK, ENTITY, World
 
 from flapjack_py.store import staleness as stale_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = pytest.mark.real
 

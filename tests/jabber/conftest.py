@@ -20,9 +20,9 @@ import pytest
 import redis
 import slixmpp
 
-from flapjack_py.config import Config, load_config
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.store.client import Clients
+from flapjack_py.config.settings import Config, load_config
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
+from flapjack_py.store.plumbing.client import Clients
 from gateways.jabber import JabberGateway, close_loop
 from tests.alerting import enqueue_like_notifier
 from tests.polling import wait_for as poll

@@ -12,9 +12,9 @@ import redis
 
 from flapjack_py import keys
 from flapjack_py.executive import Executive
-from flapjack_py.render import ack_hash
+from flapjack_py.notify.render import ack_hash
 from flapjack_py.store import maintenance as maint_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 from gateways.jabber_bot import Bot, BotSettings, command_in_chat, command_in_room, split_options, strip_html
 
 NOW = 1_700_000_000

@@ -16,15 +16,15 @@ import redis
 import yaml
 
 from flapjack_py import keys
-from flapjack_py.config import Config
+from flapjack_py.config.settings import Config
 from flapjack_py.executive import Executive
-from flapjack_py.render import ack_hash
+from flapjack_py.notify.render import ack_hash
+from flapjack_py.runtime.supervisor import EXIT_CONFIG
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
-from flapjack_py.store.client import StrRedis
-from flapjack_py.supervisor import EXIT_CONFIG
+from flapjack_py.store.plumbing.client import StrRedis
 from gateways.jabber import JabberGateway, run
 
 from .conftest import DOMAIN, ROOM, ChatClient, make_config, wait_for

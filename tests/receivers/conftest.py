@@ -15,7 +15,7 @@ import pytest
 import redis
 
 from flapjack_py import keys
-from flapjack_py.embedded_redis import find_server_binary
+from flapjack_py.runtime.embedded_redis import find_server_binary
 
 RUN_CLI = "from flapjack_py.cli import main; main()"
 

@@ -17,8 +17,8 @@ import pytest
 import redis
 
 from flapjack_py.executive import Executive
-from flapjack_py.store.client import StrRedis, as_str_redis
 from flapjack_py.store.history import state_changes
+from flapjack_py.store.plumbing.client import StrRedis, as_str_redis
 from flapjack_py.store.receivers import load_receiver_counters
 
 from .conftest import KillableRedis, Receiver, queued_events, wait_for, wait_for_fifo

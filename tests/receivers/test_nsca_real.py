@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.store.receivers import load_receiver_counters
 
 from .conftest import queued_events, wait_for, wait_for_fifo

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flapjack_py import keys
 from flapjack_py.store import alerts
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 DAY = 86400
 NOW = 1_700_000_000

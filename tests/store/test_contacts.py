@@ -6,11 +6,11 @@ import pytest
 import redis
 
 from flapjack_py.errors import AlreadyExists, NotFound
-from flapjack_py.rules import ALL_MEDIA, NotificationRule
+from flapjack_py.model.rules import ALL_MEDIA, NotificationRule
 from flapjack_py.store import contacts as cs
 from flapjack_py.store import media as media_store
 from flapjack_py.store import rules as rule_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 
 from flapjack_py import keys
 from flapjack_py.store import decisions as decision_store
-from flapjack_py.store.writes import WriteBuffer
+from flapjack_py.store.plumbing.writes import WriteBuffer
 
 
 def test_a_trace_is_recorded_as_compact_json_and_trimmed() -> None:

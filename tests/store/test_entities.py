@@ -8,7 +8,7 @@ import redis
 from flapjack_py.errors import NotFound
 from flapjack_py.store import contacts as cs
 from flapjack_py.store import entities as es
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 import redis
 from hiredis import pack_command
 
-from flapjack_py.store import multi
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing import multi
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = pytest.mark.real
 

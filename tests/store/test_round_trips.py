@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import redis
 
-from flapjack_py import scripts
 from flapjack_py.store import checks as check_store
-from flapjack_py.store.client import StrRedis, call_read_script, load_scripts, script_sha
-from flapjack_py.store.guard import watch_list
+from flapjack_py.store.plumbing import scripts
+from flapjack_py.store.plumbing.client import StrRedis, call_read_script, load_scripts, script_sha
+from flapjack_py.store.plumbing.guard import watch_list
 from tests.sent import Sent
 
 pytestmark = pytest.mark.real

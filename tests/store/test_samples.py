@@ -8,10 +8,10 @@ import json
 import redis
 
 from flapjack_py import keys
-from flapjack_py.pictures import SAMPLE_BUCKET, SAMPLES_KEPT
 from flapjack_py.store import samples
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.maintenance import create_scheduled
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.views.pictures import SAMPLE_BUCKET, SAMPLES_KEPT
 
 T = 1_700_000_010  # 10 s into a 30 s bucket
 

@@ -6,10 +6,10 @@ import pytest
 import redis
 
 from flapjack_py import keys
-from flapjack_py.checks import NOTIFICATION_KINDS, StateChange
+from flapjack_py.model.checks import NOTIFICATION_KINDS, StateChange
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import tags as tag_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = pytest.mark.real
 

@@ -1,4 +1,4 @@
-"""Reads in steps made together (flapjack_py.store.staged) on a real server: one round trip per step of the
+"""Reads in steps made together (flapjack_py.store.plumbing.staged) on a real server: one round trip per step of the
 longest chain, replies handed to the read that queued them, scripts loaded when the server forgot them, and
 the notifier's batch read and a notifying batch in the fewest round trips their dependencies allow."""
 
@@ -11,13 +11,12 @@ from typing import Any
 import pytest
 import redis
 
-from flapjack_py import scripts
 from flapjack_py.bench.workload import add_contacts, executive_config, make_event
 from flapjack_py.executive import Executive
 from flapjack_py.store import rules as rule_store
-from flapjack_py.store import staged
-from flapjack_py.store.client import Clients, StrRedis, load_scripts, script_sha
 from flapjack_py.store.notify_data import NotifiedCheck, load_notify_data
+from flapjack_py.store.plumbing import scripts, staged
+from flapjack_py.store.plumbing.client import Clients, StrRedis, load_scripts, script_sha
 from tests.sent import Sent
 
 pytestmark = pytest.mark.real

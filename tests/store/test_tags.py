@@ -6,7 +6,7 @@ import pytest
 
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import tags as ts
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 
 @pytest.fixture(params=["fake", "real"])

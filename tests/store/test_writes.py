@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flapjack_py.store.client import StrRedis
-from flapjack_py.store.writes import WriteBuffer
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.plumbing.writes import WriteBuffer
 
 
 def test_restore_forgets_every_write_made_after_the_snapshot() -> None:

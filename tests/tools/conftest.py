@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from flapjack_py import keys
 from flapjack_py.cli import main
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 
 
 @pytest.fixture

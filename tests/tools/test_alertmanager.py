@@ -10,9 +10,9 @@ import pytest
 
 from flapjack_py import keys
 from flapjack_py.errors import InvalidEvent
-from flapjack_py.events import parse_event
 from flapjack_py.executive import Executive
-from flapjack_py.tools.alertmanager import LabelMapping, event_from_alert, events_from_payload
+from flapjack_py.intake.alertmanager import LabelMapping, event_from_alert, events_from_payload
+from flapjack_py.model.events import parse_event
 from web import create_app
 
 DATA = Path(__file__).parent / "data"

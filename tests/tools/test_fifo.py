@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from flapjack_py.tools import fifo
+from flapjack_py.intake import fifo
 
 
 def test_missing_pipe_is_created_open_with_its_mode_despite_the_umask(tmp_path):

@@ -10,9 +10,9 @@ import fakeredis
 import pytest
 import redis
 
+from flapjack_py.intake import buffer as intake_module
+from flapjack_py.intake.buffer import Intake, RejectSampler
 from flapjack_py.store.receivers import load_receiver_counters, rejected_reasons
-from flapjack_py.tools import intake as intake_module
-from flapjack_py.tools.intake import Intake, RejectSampler
 
 
 class FlakyRedis(fakeredis.FakeRedis):

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from flapjack_py import keys
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
 from tests.alerting import enqueue_like_notifier
 
 START = 1_700_000_000

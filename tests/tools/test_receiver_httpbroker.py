@@ -9,8 +9,8 @@ import urllib.request
 
 import pytest
 
-from flapjack_py.store.receivers import load_receiver_counters
-from flapjack_py.tools.httpbroker import (
+from flapjack_py.intake.buffer import Intake
+from flapjack_py.intake.httpbroker import (
     MAX_BODY,
     StateCache,
     event_for,
@@ -19,7 +19,7 @@ from flapjack_py.tools.httpbroker import (
     run_sender,
     send_cached,
 )
-from flapjack_py.tools.intake import Intake
+from flapjack_py.store.receivers import load_receiver_counters
 
 from .conftest import queued
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from flapjack_py.tools.json_feed import split_stream, validate
+from flapjack_py.intake.json_feed import split_stream, validate
 
 from .conftest import queued
 

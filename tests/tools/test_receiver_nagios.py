@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flapjack_py.tools.nagios import RejectedLine, parse_nagios_line, parse_nsca_line
+from flapjack_py.intake.nagios import RejectedLine, parse_nagios_line, parse_nsca_line
 
 SERVICE = "[SERVICEPERFDATA]\t1700000000\tWeb-1\tHTTP\tCRITICAL\t0.1\t0.2\tconnection refused\ttime=0.1s"
 

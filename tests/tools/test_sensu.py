@@ -13,7 +13,7 @@ import yaml
 
 from flapjack_py import keys
 from flapjack_py.errors import InvalidEvent
-from flapjack_py.tools.sensu import event_from_sensu
+from flapjack_py.intake.sensu import event_from_sensu
 
 DATA = Path(__file__).parent / "data"
 

@@ -14,8 +14,8 @@ import pytest
 import redis
 
 import web
-from flapjack_py.connection import clients_for
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.connection import clients_for
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import media as media_store

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from flapjack_py.escalation import policy_from_json
+from flapjack_py.model.escalation import policy_from_json
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import media as media_store

@@ -3,8 +3,8 @@ policy of two levels from the list page, edits a delay, adds a level and removes
 
 from __future__ import annotations
 
-from flapjack_py.escalation import Policy, policy_from_json
-from flapjack_py.schedule_data import schedule_from_json
+from flapjack_py.model.escalation import Policy, policy_from_json
+from flapjack_py.oncall.schedule_data import schedule_from_json
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import schedules as schedule_store
 from tests.browser import BROWSER_TEST

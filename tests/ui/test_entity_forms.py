@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flapjack_py.escalation import policy_from_json
+from flapjack_py.model.escalation import policy_from_json
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance as maint

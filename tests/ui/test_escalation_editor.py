@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from flapjack_py.escalation import Policy, policy_from_json
-from flapjack_py.schedule_data import schedule_from_json
+from flapjack_py.model.escalation import Policy, policy_from_json
+from flapjack_py.oncall.schedule_data import schedule_from_json
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import schedules as schedule_store

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from flapjack_py.rules import NotificationRule
-from flapjack_py.weekly import parse_window, to_restriction
+from flapjack_py.model.rules import NotificationRule
+from flapjack_py.views.weekly import parse_window, to_restriction
 from web.ui.format import (
     age,
     age_text,

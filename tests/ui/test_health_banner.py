@@ -16,10 +16,10 @@ import yaml
 
 import web
 from flapjack_py import keys
-from flapjack_py.embedded_redis import EmbeddedRedis
-from flapjack_py.heartbeat import Heartbeat
+from flapjack_py.model.heartbeat import Heartbeat
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import health as health_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.forms import FormClient
 from tests.polling import wait_for
 

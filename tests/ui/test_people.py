@@ -12,7 +12,7 @@ from flapjack_py import keys
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import media as media_store
 from flapjack_py.store import rules as rule_store
-from flapjack_py.weekly import WeeklyWindow, from_restriction
+from flapjack_py.views.weekly import WeeklyWindow, from_restriction
 
 from .conftest import World
 
@@ -140,7 +140,7 @@ def test_a_bad_regex_and_a_bad_window_are_refused_next_to_their_fields(ann: Worl
     response = client.post("/contacts/ann/rules", data=rule_form(**{"regex_entities": "web-(", "tr-0-end": "5pm"}))
     assert response.status_code == 422
     page = response.get_data(as_text=True)
-    assert "Rule regex_entities: " in page  # flapjack_py.rules' API message
+    assert "Rule regex_entities: " in page  # flapjack_py.model.rules' API message
     assert re.search(r'id="rule-regex_entities"[^>]*aria-invalid="true"', page)
     assert error_next_to(page, "tr-0-end") == "&#39;5pm&#39; is not a time of day (HH:MM)"
     assert rule_store.rule_ids(ann.s, "ann") == before

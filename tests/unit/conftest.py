@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from flapjack_py.checks import CheckSnapshot
-from flapjack_py.events import Event
-from flapjack_py.filters.base import FilterInput
+from flapjack_py.model.checks import CheckSnapshot
+from flapjack_py.model.events import Event
+from flapjack_py.model.verdicts import FilterInput
 
 NOW = 1_700_000_000
 

@@ -1,4 +1,4 @@
-"""flapjack_py.backtest: the proposal file, event times and the comparison (pure)."""
+"""flapjack_py.analysis.backtest: the proposal file, event times and the comparison (pure)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from flapjack_py import backtest
+from flapjack_py.analysis import backtest
 
 
 def test_proposal_is_checked_and_read() -> None:

@@ -18,7 +18,7 @@ from flapjack_py.bench.scenarios import Run, ThroughputResult
 from flapjack_py.bench.servers import choose_placement
 from flapjack_py.bench.workload import everyone_fails, notifications_of_flapping, population_for, round_robin
 from flapjack_py.errors import BenchError
-from flapjack_py.events import parse_event
+from flapjack_py.model.events import parse_event
 
 IDS = ("bench-0000.example.com", "check-00")
 

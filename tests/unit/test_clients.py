@@ -6,11 +6,11 @@ from __future__ import annotations
 import fakeredis
 import pytest
 
-from flapjack_py.config import load_config
-from flapjack_py.connection import clients_for, make_clients
+from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.connection import clients_for, make_clients
 from flapjack_py.store import checks as check_store
-from flapjack_py.store.client import Clients, as_bytes_redis, as_str_redis
+from flapjack_py.store.plumbing.client import Clients, as_bytes_redis, as_str_redis
 
 
 def _pair() -> tuple[fakeredis.FakeRedis, fakeredis.FakeRedis]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from flapjack_py.config import load_config, read_config_file
+from flapjack_py.config.settings import load_config, read_config_file
 from flapjack_py.errors import ConfigError
 
 

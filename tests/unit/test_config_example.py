@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from flapjack_py.config import Config, load_config
+from flapjack_py.config.settings import Config, load_config
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.yml"
 

@@ -1,13 +1,13 @@
-"""flapjack_py.decisions: building and wording a decision trace (pure: no Redis, no clock)."""
+"""flapjack_py.notify.decisions: building and wording a decision trace (pure: no Redis, no clock)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from flapjack_py import decisions
-from flapjack_py.filters.base import Verdict
-from flapjack_py.rules import MediaChoice, NotificationRule
+from flapjack_py.model.rules import MediaChoice, NotificationRule
+from flapjack_py.model.verdicts import Verdict
+from flapjack_py.notify import decisions
 
 NOW = 1_700_000_000  # 2023-11-14 22:13:20 UTC
 

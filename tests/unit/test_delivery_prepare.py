@@ -8,8 +8,8 @@ from pathlib import Path
 import fakeredis
 import pytest
 
-from flapjack_py import delivery
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
+from flapjack_py.notify import enqueue as delivery
 
 
 def test_enabled_media_get_their_job_template_and_disabled_ones_none(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,7 +25,7 @@ def test_a_template_that_does_not_render_is_left_for_its_alerts(tmp_path: Path, 
     broken.write_text("{{ (summary | length) // 0 }}", encoding="utf-8")  # parses, fails to render
     monkeypatch.setattr(delivery, "_templates", {})
     config = load_config({"gateways": {"email": {"enabled": True, "templates": {"alert.text": str(broken)}}}})
-    with caplog.at_level(logging.DEBUG, logger="flapjack_py.delivery"):
+    with caplog.at_level(logging.DEBUG, logger="flapjack_py.notify.enqueue"):
         delivery.prepare(fakeredis.FakeRedis(), config)
     assert "email templates not prepared" in caplog.text
     assert {medium for medium, _retry in delivery._templates} == {"email"}

@@ -52,7 +52,7 @@ def test_compose_runs_valkey_with_aof_and_every_role_from_one_image() -> None:
 
 
 def test_the_config_files_shipped_for_containers_load() -> None:
-    from flapjack_py.config import load_config
+    from flapjack_py.config.settings import load_config
 
     for name in ("flapjack.container.yml", "flapjack.compose.yml"):
         assert load_config(yaml.safe_load((ROOT / "deploy" / name).read_text())).redis.url

@@ -1,10 +1,10 @@
-"""Escalation policies (flapjack_py.escalation): steps, delays, repeats, who a level pages. Pure."""
+"""Escalation policies (flapjack_py.model.escalation): steps, delays, repeats, who a level pages. Pure."""
 
 from __future__ import annotations
 
 import pytest
 
-from flapjack_py.escalation import (
+from flapjack_py.model.escalation import (
     REPEAT_DELAY,
     InvalidPolicy,
     Page,
@@ -20,8 +20,8 @@ from flapjack_py.escalation import (
     step_due,
     with_alerted,
 )
-from flapjack_py.notification import NotificationType
-from flapjack_py.schedule_data import schedule_from_json
+from flapjack_py.model.notification import NotificationType
+from flapjack_py.oncall.schedule_data import schedule_from_json
 
 T = 1_700_000_000
 POLICY = {"levels": [{"delay": 0, "targets": [{"schedule": "primary"}, {"contact": "lead"}]},

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from flapjack_py.errors import InvalidEvent
-from flapjack_py.events import Event, action_event, derived_tags, parse_event, parse_perfdata
+from flapjack_py.model.events import Event, action_event, derived_tags, parse_event, parse_perfdata
 
 RawEvent = Callable[..., str]
 INTEGER_FIELDS = ("time", "initial_failure_delay", "repeat_failure_delay", "duration")

@@ -6,7 +6,13 @@ from collections.abc import Callable
 
 import pytest
 
-from flapjack_py.checks import (
+from flapjack_py.executive.filters import FILTERS
+from flapjack_py.executive.filters.acknowledgement import acknowledgement_filter
+from flapjack_py.executive.filters.delays import delays_filter
+from flapjack_py.executive.filters.flapping import flapping_filter
+from flapjack_py.executive.filters.maintenance import scheduled_maintenance_filter, unscheduled_maintenance_filter
+from flapjack_py.executive.filters.ok import ok_filter
+from flapjack_py.model.checks import (
     CheckSnapshot,
     ack_hash,
     current_scheduled_window,
@@ -14,14 +20,8 @@ from flapjack_py.checks import (
     max_notified_severity,
     worst,
 )
-from flapjack_py.events import Event
-from flapjack_py.filters import FILTERS
-from flapjack_py.filters.acknowledgement import acknowledgement_filter
-from flapjack_py.filters.base import FilterInput
-from flapjack_py.filters.delays import delays_filter
-from flapjack_py.filters.flapping import flapping_filter
-from flapjack_py.filters.maintenance import scheduled_maintenance_filter, unscheduled_maintenance_filter
-from flapjack_py.filters.ok import ok_filter
+from flapjack_py.model.events import Event
+from flapjack_py.model.verdicts import FilterInput
 
 NOW = 1_700_000_000  # the builders' "now" (tests/unit/conftest.py)
 

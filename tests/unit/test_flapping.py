@@ -1,8 +1,8 @@
-"""flapjack_py.flapping: Nagios's weighted percent state change and the flapping hysteresis (pure)."""
+"""flapjack_py.model.flapping: Nagios's weighted percent state change and the flapping hysteresis (pure)."""
 
 from __future__ import annotations
 
-from flapjack_py import flapping
+from flapjack_py.model import flapping
 
 
 def test_percent_state_change_weighs_recent_changes_more() -> None:

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from flapjack_py import gc_pacing
-from flapjack_py.gc_pacing import GcPacing
+from flapjack_py.runtime import gc_pacing
+from flapjack_py.runtime.gc_pacing import GcPacing
 
 
 @pytest.fixture()

@@ -1,4 +1,4 @@
-"""flapjack_py.health.assess and the watchdog's decision: pure, no Redis."""
+"""flapjack_py.runtime.health.assess and the watchdog's decision: pure, no Redis."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from flapjack_py.config import load_config
-from flapjack_py.health import assess, span
-from flapjack_py.heartbeat import Heartbeat, parse_heartbeat
+from flapjack_py.config.settings import load_config
+from flapjack_py.model.heartbeat import Heartbeat, parse_heartbeat
+from flapjack_py.runtime.health import assess, span
+from flapjack_py.runtime.watchdog import Announcement, Notice, due
 from flapjack_py.store.health import HealthInputs
-from flapjack_py.watchdog import Announcement, Notice, due
 
 NOW = 1_700_000_000
 

@@ -12,7 +12,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from flapjack_py import keys, scripts
+from flapjack_py import keys
+from flapjack_py.store.plumbing import scripts
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("flapjack_py", "web", "gateways")
@@ -28,18 +29,18 @@ register_script evalsha pipeline watch multi dbsize flushdb config_get config_se
 """redis-py method names that are nothing else in this code (get/set/delete/info are too common to tell)."""
 
 REDIS_OUTSIDE_STORE = {
-    "flapjack_py/connection.py": "builds the clients: PING, INFO and CONFIG GET at startup",
-    "flapjack_py/embedded_redis.py": "starts and stops a local server",
-    "flapjack_py/executive.py": "opens the WATCH/MULTI pipeline it hands to store/ (style.md 3)",
-    "flapjack_py/batch_notify.py": "WATCHes the keys the notifier read on the executive's pipeline (as executive.py)",
+    "flapjack_py/runtime/connection.py": "builds the clients: PING, INFO and CONFIG GET at startup",
+    "flapjack_py/runtime/embedded_redis.py": "starts and stops a local server",
+    "flapjack_py/executive/loop.py": "opens the WATCH/MULTI pipeline it hands to store/ (style.md 3)",
+    "flapjack_py/executive/handover.py": "WATCHes the keys the notifier read on the executive's pipeline (as executive.py)",
     "gateways/worker.py": "rq's own job registries (rq plumbing, like delivery.py)",
     "web/ui/commands.py": "enable/disable, being moved onto store.history (issue 16)",
 }
 """Modules outside flapjack_py/store/ that may send Redis commands, and why."""
 
 CLIENT_BUILDERS = {
-    "flapjack_py/connection.py": "builds each process's pair of clients (open_clients, make_clients, clients_for)",
-    "flapjack_py/embedded_redis.py": "the embedded server hands out clients of itself",
+    "flapjack_py/runtime/connection.py": "builds each process's pair of clients (open_clients, make_clients, clients_for)",
+    "flapjack_py/runtime/embedded_redis.py": "the embedded server hands out clients of itself",
 }
 """Modules that may make a Redis client; everything else is handed one where its process is composed."""
 
@@ -88,7 +89,7 @@ def test_the_data_layer_takes_one_kind_of_client_and_never_converts() -> None:
             {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} | \
             {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
         found += [f"{path}: {name}" for name in ("str_client", "decoded", "opt_text") if name in names]
-        if path.startswith("flapjack_py/store/") and path != "flapjack_py/store/client.py":  # client.py: the kinds
+        if path.startswith("flapjack_py/store/") and path != "flapjack_py/store/plumbing/client.py":  # client.py: the kinds
             found += _untyped_clients(path, tree)
     assert not found, f"client conversions or untyped clients in the data layer: {found}"
 
@@ -113,7 +114,7 @@ def test_clients_are_built_only_where_processes_are_composed() -> None:
                        or (node.func.attr == "Redis" and isinstance(node.func.value, ast.Name)))]
         found += [f"{path}:{node.lineno}" for node in ast.walk(tree)
                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "make_client"]
-    assert not found, f"Redis clients made outside flapjack_py.connection (use open_clients/make_clients): {found}"
+    assert not found, f"Redis clients made outside flapjack_py.runtime.connection (use open_clients/make_clients): {found}"
 
 
 def test_key_names_only_in_keys_py() -> None:

@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from flapjack_py.config import load_config
-from flapjack_py.logs import setup_logging
+from flapjack_py.config.settings import load_config
+from flapjack_py.runtime.logs import setup_logging
 
 
 @pytest.fixture
@@ -30,14 +30,14 @@ def capture(fmt: str, monkeypatch) -> io.StringIO:
 
 def test_json_lines_carry_ids_as_fields(monkeypatch, restore_logging):
     stream = capture("json", monkeypatch)
-    logging.getLogger("flapjack_py.executive").warning("rejected %s", "x", extra={"check": "web-1:http"})
+    logging.getLogger("flapjack_py.executive.loop").warning("rejected %s", "x", extra={"check": "web-1:http"})
     try:
         raise ValueError("boom")
     except ValueError:
-        logging.getLogger("flapjack_py.notifier").exception("alert %s failed", "a1", extra={"alert_id": "a1"})
+        logging.getLogger("flapjack_py.notify.notifier").exception("alert %s failed", "a1", extra={"alert_id": "a1"})
     first, second = (json.loads(line) for line in stream.getvalue().splitlines())
     assert first["message"] == "rejected x" and first["level"] == "WARNING"
-    assert first["logger"] == "flapjack_py.executive" and first["check"] == "web-1:http"
+    assert first["logger"] == "flapjack_py.executive.loop" and first["check"] == "web-1:http"
     assert second["alert_id"] == "a1" and "ValueError: boom" in second["exc_info"]
 
 

@@ -1,11 +1,11 @@
-"""The name rule (flapjack_py.names): entity and check names that fit the `ENTITY:CHECK` layout, and the rewrite."""
+"""The name rule (flapjack_py.model.names): entity and check names that fit the `ENTITY:CHECK` layout, and the rewrite."""
 
 from __future__ import annotations
 
 import pytest
 
 from flapjack_py import keys
-from flapjack_py.names import check_name_problem, entity_name_problem, fitted_check_name, fitted_entity_name
+from flapjack_py.model.names import check_name_problem, entity_name_problem, fitted_check_name, fitted_entity_name
 
 CONTROL_CHARACTERS = [chr(c) for c in range(0x20)] + ["\x7f"]
 

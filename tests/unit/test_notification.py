@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
-from flapjack_py.notification import Notification, NotificationType
+from flapjack_py.model.notification import Notification, NotificationType
 
 
 def test_with_previous_run_is_replace_of_the_two_fields() -> None:

@@ -10,16 +10,17 @@ from typing import Any
 import fakeredis
 import pytest
 
-from flapjack_py import delivery, rq_jobs
 from flapjack_py.bench.workload import GATEWAYS
-from flapjack_py.config import load_config
-from flapjack_py.notification import Notification, NotificationType
-from flapjack_py.notifier import alert_id, build_alert, shared_fields
-from flapjack_py.rollup import RollupDecision, current_check_facts, decide_rollup
+from flapjack_py.config.settings import load_config
+from flapjack_py.model.notification import Notification, NotificationType
+from flapjack_py.notify import enqueue as delivery
+from flapjack_py.notify.notifier import alert_id, build_alert, shared_fields
+from flapjack_py.notify.rollup import RollupDecision, current_check_facts, decide_rollup
+from flapjack_py.store import rq_jobs
 from flapjack_py.store.contacts import Contact
 from flapjack_py.store.media import Medium
+from flapjack_py.store.plumbing.writes import WriteBuffer
 from flapjack_py.store.rollup import AlertingSet, CheckFacts
-from flapjack_py.store.writes import WriteBuffer
 
 NOW = 1_700_000_000
 

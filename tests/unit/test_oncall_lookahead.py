@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from flapjack_py import schedules
-from flapjack_py.schedule_data import schedule_from_json
-from flapjack_py.schedules import HORIZON, Shift, oncall_at, oncall_now, shifts
+from flapjack_py.oncall import schedules
+from flapjack_py.oncall.schedule_data import schedule_from_json
+from flapjack_py.oncall.schedules import HORIZON, Shift, oncall_at, oncall_now, shifts
 
 START = 1_709_251_200  # 2024-03-01 UTC: DST changes in March, October and November ahead
 KNOWN = {name: name for name in ("ann", "bob", "cat", "eve", "gus")}

@@ -1,9 +1,9 @@
-"""flapjack_py.pictures: state bands, clipped windows and rates (pure)."""
+"""flapjack_py.views.pictures: state bands, clipped windows and rates (pure)."""
 
 from __future__ import annotations
 
-from flapjack_py import pictures
-from flapjack_py.pictures import Band, Window
+from flapjack_py.views import pictures
+from flapjack_py.views.pictures import Band, Window
 
 H = 3600
 

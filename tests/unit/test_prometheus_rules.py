@@ -9,9 +9,9 @@ import fakeredis
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from flapjack_py import metrics
-from flapjack_py.config import load_config
-from flapjack_py.connection import clients_for
+from flapjack_py.config.settings import load_config
+from flapjack_py.runtime import metrics
+from flapjack_py.runtime.connection import clients_for
 
 RULES = Path(__file__).resolve().parents[2] / "deploy" / "prometheus-rules.yml"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
 from flapjack_py.errors import ConfigError
-from flapjack_py.supervisor import plan
+from flapjack_py.runtime.supervisor import plan
 
 
 def test_no_receiver_runs_unless_enabled() -> None:

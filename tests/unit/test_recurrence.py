@@ -1,4 +1,4 @@
-"""Recurring maintenance series (flapjack_py.recurrence): occurrences on the zone's wall clock across DST,
+"""Recurring maintenance series (flapjack_py.oncall.recurrence): occurrences on the zone's wall clock across DST,
 validation, and the iCalendar export read back with icalendar + recurring-ical-events. Pure."""
 
 from __future__ import annotations
@@ -10,7 +10,15 @@ import icalendar
 import pytest
 import recurring_ical_events
 
-from flapjack_py.recurrence import InvalidSeries, Series, new_series, next_occurrences, occurrences, to_ical, validated
+from flapjack_py.oncall.recurrence import (
+    InvalidSeries,
+    Series,
+    new_series,
+    next_occurrences,
+    occurrences,
+    to_ical,
+    validated,
+)
 
 SUNDAY_2AM = "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0"
 NOW = int(datetime(2024, 3, 1, tzinfo=UTC).timestamp())  # Friday

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from flapjack_py.config import load_config
-from flapjack_py.redaction import SecretFilter, config_secrets, mask_address, mask_url
+from flapjack_py.config.redaction import SecretFilter, config_secrets, mask_address, mask_url
+from flapjack_py.config.settings import load_config
 
 
 def test_url_passwords_are_masked() -> None:

@@ -1,5 +1,5 @@
 """A notification's alerts share texts where their templates read nothing that differs between them
-(flapjack_py.render's `shared`), and never where it would differ."""
+(flapjack_py.notify.render's `shared`), and never where it would differ."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from flapjack_py import render
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
+from flapjack_py.notify import render
 
 ALERT = {"id": "1", "timestamp": 1_800_000_000, "contact": "ada", "media": "email", "address": "ada@x",
          "check": "web:http", "type": "problem", "rollup": None, "state": "critical", "contact_id": "ada",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
 from flapjack_py.errors import ConfigError
 
 

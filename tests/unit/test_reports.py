@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from flapjack_py.reports import downtime, maintenance_periods, outages
 from flapjack_py.store.history import StateChange
 from flapjack_py.store.maintenance import Window
+from flapjack_py.views.reports import downtime, maintenance_periods, outages
 
 
 def ch(ts, state, summary=None, details=None):

@@ -1,4 +1,4 @@
-"""Prepared rq jobs (flapjack_py.rq_jobs) are what rq's own enqueue_many writes, field by field."""
+"""Prepared rq jobs (flapjack_py.store.rq_jobs) are what rq's own enqueue_many writes, field by field."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from rq import Queue, SimpleWorker
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from flapjack_py import delivery
-from flapjack_py.rq_jobs import JobTemplate, TemplateMismatch, stamp, stored
-from flapjack_py.store import multi
+from flapjack_py.notify import enqueue as delivery
 from flapjack_py.store.jobs import write_jobs
+from flapjack_py.store.plumbing import multi
+from flapjack_py.store.rq_jobs import JobTemplate, TemplateMismatch, stamp, stored
 
 RECORD = {"id": "a1b2", "media": "email", "contact": "ada", "address": "ada@example.com", "summary": "disk full",
           "tags": ["x", "y"], "timestamp": 1_800_000_000, "rollup_alerts": {"e:c": {"state": "critical"}}}
@@ -116,7 +116,7 @@ TRICKY = [None, 0, -7, 2**70, 1.5, float("nan"), float("inf"), True, False, "", 
 def records_and_shared() -> list[tuple[dict[object, object], object]]:
     """Records with tricky values, each with shared members its fields match or not (a different object that
     compares equal, a list of other objects, fields out of order, missing, or not where they are)."""
-    from flapjack_py.rq_jobs import shared_members
+    from flapjack_py.store.rq_jobs import shared_members
 
     tags = ["b", "ä"]
     shared = {"summary": "disk \"full\" ✓", "time": 1, "tags": tags, "duration": None, "ratio": 0.5}

@@ -1,4 +1,4 @@
-"""Unit tests of flapjack_py.rules and flapjack_py.time_restrictions (pure: no Redis, no clock)."""
+"""Unit tests of flapjack_py.model.rules and flapjack_py.model.time_restrictions (pure: no Redis, no clock)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from flapjack_py.rules import (
+from flapjack_py.model.rules import (
     ALL_MEDIA,
     NotificationRule,
     general_rule,
@@ -18,7 +18,7 @@ from flapjack_py.rules import (
     select_media,
     validate_rule_fields,
 )
-from flapjack_py.time_restrictions import InvalidTimeRestriction, restrictions_occurring, validate_restriction
+from flapjack_py.model.time_restrictions import InvalidTimeRestriction, restrictions_occurring, validate_restriction
 
 BAGHDAD = ZoneInfo("Asia/Baghdad")
 LONDON = ZoneInfo("Europe/London")
@@ -200,7 +200,7 @@ def test_fixed_period_rules_give_the_same_answer_without_walking_from_their_star
     from datetime import datetime, timedelta
     from zoneinfo import ZoneInfo
 
-    from flapjack_py.time_restrictions import build_schedule, restrictions_occurring
+    from flapjack_py.model.time_restrictions import build_schedule, restrictions_occurring
 
     zone = ZoneInfo("America/New_York")
     recent = {"start_time": "2024-03-10 00:59:55", "end_time": "2024-03-10 00:59:58",  # 3 s every 7 s

@@ -1,4 +1,4 @@
-"""flapjack_py.safe_fetch: which addresses are refused, the connection pinned to the address checked, redirects
+"""flapjack_py.oncall.ical_fetch: which addresses are refused, the connection pinned to the address checked, redirects
 re-checked, one deadline for the whole fetch, the size cap, and failures that name no path, query or body.
 
 Every server here is on 127.0.0.1; public places are faked by a resolver that answers a public address and an
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from flapjack_py.errors import FetchError
-from flapjack_py.safe_fetch import MAX_REDIRECTS, address_refusal, checked_target, fetch, origin, resolve_host
+from flapjack_py.oncall.ical_fetch import MAX_REDIRECTS, address_refusal, checked_target, fetch, origin, resolve_host
 from tests.calendar_server import CalendarServer, drip, redirect, reply, serving, silent
 
 PUBLIC = "93.184.216.34"

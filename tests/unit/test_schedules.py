@@ -1,4 +1,4 @@
-"""On-call schedules (flapjack_py.schedules, schedule_data): rotations across DST in two zones, layer
+"""On-call schedules (flapjack_py.oncall.schedules, schedule_data): rotations across DST in two zones, layer
 precedence, restrictions, overrides, iCalendar layers with RRULE + EXDATE. Pure: time is passed in."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from flapjack_py.access import MASK, Role
-from flapjack_py.schedule_data import schedule_from_json, schedule_shown_to, schedule_to_json
-from flapjack_py.schedules import InvalidSchedule, Schedule, Shift, oncall_at, shifts
+from flapjack_py.oncall.schedule_data import schedule_from_json, schedule_shown_to, schedule_to_json
+from flapjack_py.oncall.schedules import InvalidSchedule, Schedule, Shift, oncall_at, shifts
 
 NOW = int(datetime(2024, 3, 1, tzinfo=UTC).timestamp())
 KNOWN = {"ann": "ann", "bob": "bob", "cat": "cat", "bob@example.com": "bob"}

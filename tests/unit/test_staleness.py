@@ -1,9 +1,9 @@
-"""flapjack_py.staleness: learned interval, threshold and verdicts (pure: no Redis, no clock)."""
+"""flapjack_py.model.staleness: learned interval, threshold and verdicts (pure: no Redis, no clock)."""
 
 from __future__ import annotations
 
-from flapjack_py import staleness
-from flapjack_py.staleness import Stale
+from flapjack_py.model import staleness
+from flapjack_py.model.staleness import Stale
 
 
 def test_learned_interval_is_a_moving_average_of_the_gaps() -> None:

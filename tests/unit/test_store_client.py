@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from flapjack_py.store.client import text, to_int
+from flapjack_py.store.plumbing.client import text, to_int
 
 
 @pytest.mark.parametrize(("stored", "expected"), [

@@ -1,4 +1,4 @@
-"""flapjack_py.triage: what is handled, how filters combine, how lists sort (pure, no Redis)."""
+"""flapjack_py.views.triage: what is handled, how filters combine, how lists sort (pure, no Redis)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from flapjack_py import triage
-from flapjack_py.rows import CheckRow
-from flapjack_py.triage import Filter, parse_filter
+from flapjack_py.views import triage
+from flapjack_py.views.rows import CheckRow
+from flapjack_py.views.triage import Filter, parse_filter
 
 
 def facts(entity: str = "web-01", check: str = "HTTP", state: str | None = "critical", **over: Any) -> CheckRow:

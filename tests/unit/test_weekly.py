@@ -1,5 +1,5 @@
 """Weekly windows: form values -> ice_cube restriction -> window again, described in words; checked by the
-same code the notifier uses (flapjack_py.time_restrictions)."""
+same code the notifier uses (flapjack_py.model.time_restrictions)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from flapjack_py.rules import validate_rule_fields
-from flapjack_py.time_restrictions import restrictions_occurring
-from flapjack_py.weekly import (
+from flapjack_py.model.rules import validate_rule_fields
+from flapjack_py.model.time_restrictions import restrictions_occurring
+from flapjack_py.views.weekly import (
     InvalidWindow,
     WeeklyWindow,
     describe_days,

@@ -19,11 +19,11 @@ from argon2 import PasswordHasher
 import web
 from flapjack_py import credentials, keys
 from flapjack_py.access import Role
-from flapjack_py.connection import clients_for
 from flapjack_py.executive import Executive
+from flapjack_py.runtime.connection import clients_for
 from flapjack_py.store import users as user_store
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_event
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.forms import FormClient
 
 PASSWORD = "correct horse battery"

@@ -22,9 +22,9 @@ import yaml
 
 from flapjack_py import credentials
 from flapjack_py.access import Role
-from flapjack_py.embedded_redis import EmbeddedRedis
+from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import users as user_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.integration.sentinel_cluster import free_port
 from tests.polling import wait_for
 

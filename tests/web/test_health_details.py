@@ -21,7 +21,7 @@ pytestmark = pytest.mark.real
 
 SHORT = {"status", "reasons"}
 FIGURES = {"checks", "executives", "queue", "gateways"}
-"""What a recognised caller gets besides SHORT (flapjack_py.health may add more, e.g. warnings)."""
+"""What a recognised caller gets besides SHORT (flapjack_py.runtime.health may add more, e.g. warnings)."""
 
 
 def full(body: dict[str, Any]) -> bool:

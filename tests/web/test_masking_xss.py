@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from flapjack_py import render
 from flapjack_py.access import MASK, Role
-from flapjack_py.config import load_config
+from flapjack_py.config.settings import load_config
+from flapjack_py.notify import render
 from flapjack_py.store import media as media_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 from tests.ui.conftest import World
 
 from .conftest import People

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from flapjack_py.access import Role
-from flapjack_py.escalation import policy_from_json
+from flapjack_py.model.escalation import policy_from_json
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance_series as series_store

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from flapjack_py.access import MASK, Role
-from flapjack_py.schedule_data import schedule_from_json
+from flapjack_py.oncall.schedule_data import schedule_from_json
 from flapjack_py.store import schedules as schedule_store
 
 from .conftest import People

@@ -9,7 +9,7 @@ import pytest
 from flapjack_py import credentials
 from flapjack_py.access import Role
 from flapjack_py.store import users as user_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 from .conftest import PASSWORD, People
 

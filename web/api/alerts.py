@@ -8,7 +8,7 @@ from flask import Response, request
 
 from flapjack_py.access import shown_address
 from flapjack_py.store import alerts as alert_store
-from flapjack_py.store.client import to_int
+from flapjack_py.store.plumbing.client import to_int
 
 from ..auth import current_principal
 from . import bp, paging

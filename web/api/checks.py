@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response
 
 from flapjack_py import keys
-from flapjack_py.names import check_name_problem
+from flapjack_py.model.names import check_name_problem
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import history

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from flask import Response, current_app, json, request
 
 from flapjack_py import keys, timeparse
-from flapjack_py.store import locks
+from flapjack_py.store.plumbing import locks
 
 from ..errors import JSONAPI_TYPE, ApiError
 

@@ -12,13 +12,13 @@ from flask import Response, request
 
 from flapjack_py.access import shown_address
 from flapjack_py.errors import AlreadyExists
-from flapjack_py.rules import ALL_MEDIA
+from flapjack_py.model.rules import ALL_MEDIA
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.contacts import Contact
+from flapjack_py.store.plumbing.client import StrRedis
 
 from ..auth import current_principal
 from ..errors import ApiError

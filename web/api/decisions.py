@@ -1,7 +1,7 @@
 """API resource: a check's decision trace, GET /api/checks/ENTITY:CHECK/decisions (issue 14 point 4).
 
 Why each contact and medium was or was not alerted for the check's latest
-notified or filtered events (flapjack_py/decisions.py), newest first.
+notified or filtered events (flapjack_py/notify/decisions.py), newest first.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Response
 
-from flapjack_py import decisions
+from flapjack_py.notify import decisions
 from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import entities as entity_store
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Response, request
 
-from flapjack_py.names import entity_name_problem
+from flapjack_py.model.names import entity_name_problem
 from flapjack_py.store import entities as store
 from flapjack_py.store import escalation as escalation_store
 
@@ -36,7 +36,7 @@ def tag_list(value: Any) -> list[str]:
 
 
 def refuse_unfit_name(name: str) -> None:
-    """422 naming the problem when `name` cannot be an entity name (flapjack_py.names: no ':' or control character)."""
+    """422 naming the problem when `name` cannot be an entity name (flapjack_py.model.names: no ':' or control character)."""
     problem = entity_name_problem(name)
     if problem:
         raise ApiError(422, f"{problem}: {json.dumps(name)}")

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Response
 
-from flapjack_py.escalation import InvalidPolicy, Policy, policy_from_json, policy_to_json
+from flapjack_py.model.escalation import InvalidPolicy, Policy, policy_from_json, policy_to_json
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as store
 

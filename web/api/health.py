@@ -1,7 +1,7 @@
 """API resource: GET /api/health, open without a token (load balancers, container health checks, monitors).
 
 200 `{"status": "ok", "reasons": []}` or 503 `{"status": "failing", "reasons": [...]}`;
-the answer comes from flapjack_py.health (the UI banner and the watchdog use
+the answer comes from flapjack_py.runtime.health (the UI banner and the watchdog use
 the same function) and holds no host names, addresses or settings. Only a
 caller web/auth.py recognises (a token or UI session of any role, or anyone in
 the open mode) also gets the figures: checks, executives, queue and gateways.
@@ -16,7 +16,7 @@ from typing import Any
 import redis
 from flask import Response
 
-from flapjack_py.health import check_health
+from flapjack_py.runtime.health import check_health
 
 from ..auth import identify
 from . import bp

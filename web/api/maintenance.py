@@ -11,8 +11,7 @@ from typing import Any
 from flask import Response
 
 from flapjack_py.durations import MAX_DURATION  # longest maintenance: scheduled longer is 403, unscheduled clamped
-from flapjack_py.events import action_event
-from flapjack_py.filters.acknowledgement import DEFAULT_ACK_DURATION
+from flapjack_py.model.events import DEFAULT_ACK_DURATION, action_event
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as store

@@ -14,8 +14,8 @@ from typing import Any
 
 from flask import Response
 
-from flapjack_py import recurrence
-from flapjack_py.recurrence import InvalidSeries, Series
+from flapjack_py.oncall import recurrence
+from flapjack_py.oncall.recurrence import InvalidSeries, Series
 from flapjack_py.store import maintenance_series as store
 
 from ..errors import ApiError

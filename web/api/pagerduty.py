@@ -13,7 +13,7 @@ from flask import Response
 from flapjack_py.access import Role, shown_address, shown_credential
 from flapjack_py.store import contacts as store
 from flapjack_py.store import media as media_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 from ..auth import current_principal
 from ..errors import ApiError

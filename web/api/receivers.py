@@ -9,9 +9,9 @@ from typing import Any
 from flask import Response
 
 from flapjack_py.errors import InvalidEvent
+from flapjack_py.intake import alertmanager
+from flapjack_py.intake.json_feed import validate
 from flapjack_py.store.events import push_events
-from flapjack_py.tools import alertmanager
-from flapjack_py.tools.json_feed import validate
 
 from ..errors import ApiError
 from . import bp

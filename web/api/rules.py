@@ -12,7 +12,7 @@ from typing import Any
 from flask import Response
 
 from flapjack_py.errors import AlreadyExists
-from flapjack_py.rules import (
+from flapjack_py.model.rules import (
     BOOLEAN_FIELDS,
     LIST_FIELDS,
     NotificationRule,
@@ -22,7 +22,7 @@ from flapjack_py.rules import (
 )
 from flapjack_py.store import contacts as store
 from flapjack_py.store import rules as rule_store
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
 
 from ..errors import ApiError
 from . import bp

@@ -1,7 +1,7 @@
 """API resource [addition]: on-call schedules, who is on call, their shifts, and iCalendar feeds.
 
-Routes are added to web.api.bp; OpenAPI path items go in PATHS. Resolution is flapjack_py.schedules
-(pure); storage flapjack_py.store.schedules; iCalendar text flapjack_py.schedule_ical.
+Routes are added to web.api.bp; OpenAPI path items go in PATHS. Resolution is flapjack_py.oncall.schedules
+(pure); storage flapjack_py.store.schedules; iCalendar text flapjack_py.oncall.schedule_ical.
 """
 
 from __future__ import annotations
@@ -13,10 +13,17 @@ from typing import Any
 
 from flask import Response, request
 
-from flapjack_py import safe_fetch, schedule_ical
 from flapjack_py.errors import FetchError
-from flapjack_py.schedule_data import contacts_named, iso, schedule_from_json, schedule_shown_to, schedule_to_json
-from flapjack_py.schedules import InvalidSchedule, Schedule, check_ical, oncall_at, shifts
+from flapjack_py.oncall import ical_fetch as safe_fetch
+from flapjack_py.oncall import schedule_ical
+from flapjack_py.oncall.schedule_data import (
+    contacts_named,
+    iso,
+    schedule_from_json,
+    schedule_shown_to,
+    schedule_to_json,
+)
+from flapjack_py.oncall.schedules import InvalidSchedule, Schedule, check_ical, oncall_at, shifts
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import schedules as store
 
@@ -166,7 +173,7 @@ def _with_fetched_icals(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fetched(layer: dict[str, Any]) -> dict[str, Any]:
-    """`layer` given the calendar its `ical_url` answers, fetched through flapjack_py.safe_fetch.
+    """`layer` given the calendar its `ical_url` answers, fetched through flapjack_py.oncall.ical_fetch.
 
     Every failure (an internal address, unreachable, too slow, too large, not an iCalendar) gets the same
     answer, which holds nothing the server sent nor why it failed: the answer must not tell an open port from

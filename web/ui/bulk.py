@@ -13,9 +13,10 @@ from typing import Any
 
 from flask import render_template, request
 
-from flapjack_py import keys, triage
+from flapjack_py import keys
 from flapjack_py.store.checks import check_exists
 from flapjack_py.timeparse import TimeParseError, parse_duration
+from flapjack_py.views import triage
 
 from .. import auth
 from . import bp, commands

@@ -12,7 +12,7 @@ from typing import Any
 from flask import abort, redirect, request, url_for
 from werkzeug.wrappers import Response
 
-from flapjack_py.recurrence import InvalidSeries
+from flapjack_py.oncall.recurrence import InvalidSeries
 from flapjack_py.store.checks import check_exists
 from flapjack_py.timeparse import TimeParseError, parse_time
 

@@ -6,7 +6,9 @@ from datetime import UTC, datetime
 
 from flask import abort, render_template, request
 
-from flapjack_py import decisions, recurrence, timeparse
+from flapjack_py import timeparse
+from flapjack_py.notify import decisions
+from flapjack_py.oncall import recurrence
 from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as escalation_store

@@ -12,16 +12,16 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from flapjack_py import keys, recurrence
-from flapjack_py.checks import ack_hash
-from flapjack_py.events import action_event
-from flapjack_py.filters.acknowledgement import DEFAULT_ACK_DURATION
-from flapjack_py.recurrence import Series
+from flapjack_py import keys
+from flapjack_py.model.checks import ack_hash
+from flapjack_py.model.events import DEFAULT_ACK_DURATION, action_event
+from flapjack_py.oncall import recurrence
+from flapjack_py.oncall.recurrence import Series
 from flapjack_py.store import history
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
-from flapjack_py.store.client import StrRedis
 from flapjack_py.store.events import push_events
+from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.timeparse import parse_duration
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from zoneinfo import available_timezones
 from flask import abort, render_template, request
 
 from flapjack_py import keys
-from flapjack_py.rules import ALL_MEDIA
+from flapjack_py.model.rules import ALL_MEDIA
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import media as media_store

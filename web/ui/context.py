@@ -11,8 +11,8 @@ import time
 
 from flask import current_app
 
-from flapjack_py.config import Config
-from flapjack_py.store.client import BytesRedis, StrRedis
+from flapjack_py.config.settings import Config
+from flapjack_py.store.plumbing.client import BytesRedis, StrRedis
 
 EXTENSION = "flapjack"
 

@@ -6,13 +6,15 @@ from collections import Counter
 
 from flask import abort, render_template, request
 
-from flapjack_py import keys, recurrence, triage
+from flapjack_py import keys
+from flapjack_py.oncall import recurrence
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
+from flapjack_py.views import triage
 
 from . import bp, paging
 from .check_forms import MAX_DETAIL, MESSAGES

@@ -8,7 +8,7 @@ from typing import Any
 from flask import abort, redirect, request, url_for
 from werkzeug.wrappers import Response
 
-from flapjack_py.recurrence import InvalidSeries
+from flapjack_py.oncall.recurrence import InvalidSeries
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 

@@ -2,7 +2,7 @@
 level the delay after the previous level and the schedules and contacts it pages.
 
 The form is turned into the API's item (`{name, repeat, levels: [{delay, targets}]}`) and validated by
-flapjack_py.escalation.policy_from_json (the API's rules and messages); delays are durations as people type
+flapjack_py.model.escalation.policy_from_json (the API's rules and messages); delays are durations as people type
 them (flapjack_py.timeparse: `15m`, `1h30m`, `900`; `0` or empty: at once). Targets must name schedules and
 contacts that exist. Writes go through store/escalation.py, as the API's do.
 """
@@ -17,8 +17,8 @@ from flask import abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from flapjack_py import keys, timeparse
-from flapjack_py.escalation import MAX_LEVELS, REPEAT_DELAY, InvalidPolicy, Policy, policy_from_json
-from flapjack_py.schedules import Schedule, oncall_now
+from flapjack_py.model.escalation import MAX_LEVELS, REPEAT_DELAY, InvalidPolicy, Policy, policy_from_json
+from flapjack_py.oncall.schedules import Schedule, oncall_now
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as store

@@ -14,8 +14,8 @@ import humanize
 from flask import Blueprint
 from markupsafe import Markup
 
-from flapjack_py.rules import NotificationRule
-from flapjack_py.weekly import from_restriction
+from flapjack_py.model.rules import NotificationRule
+from flapjack_py.views.weekly import from_restriction
 
 
 def age_text(seconds: int | None) -> str:

@@ -12,7 +12,7 @@ from flask import g, redirect, render_template, request
 from werkzeug.wrappers import Response
 
 from flapjack_py import access
-from flapjack_py.health import check_health
+from flapjack_py.runtime.health import check_health
 from flapjack_py.store import checks as check_store
 
 from .. import auth, policy

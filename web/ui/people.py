@@ -16,9 +16,9 @@ from flask import abort, redirect, request, url_for
 from werkzeug.wrappers import Response
 
 from flapjack_py.errors import AlreadyExists
+from flapjack_py.model.time_restrictions import is_valid_zone
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import media as media_store
-from flapjack_py.time_restrictions import is_valid_zone
 
 from ..api.common import contact_lock
 from ..api.contacts import check_contact_item

@@ -1,15 +1,15 @@
 """The UI's pictures: a check's state timeline (check page) and sparklines of events/s, alerts/s and queue
 length (overview and status page). Data from Redis (flapjack_py.store.samples), shaped by
-flapjack_py.pictures, drawn in the browser by web/static/charts.js with the vendored uPlot.
+flapjack_py.views.pictures, drawn in the browser by web/static/charts.js with the vendored uPlot.
 """
 
 from __future__ import annotations
 
 from flask import request
 
-from flapjack_py import pictures
 from flapjack_py.store import samples
-from flapjack_py.store.client import StrRedis
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.views import pictures
 
 
 def span_arg() -> str:

@@ -1,8 +1,8 @@
 """Notification rules in the UI (admin): a page per rule with a weekly editor for its time restrictions.
 
-The rule's fields go through flapjack_py.rules' API validation (rule_field_errors: the API's
+The rule's fields go through flapjack_py.model.rules' API validation (rule_field_errors: the API's
 messages, by field) and store/rules.py's writes. Time restrictions are edited as weekly
-windows (flapjack_py.weekly) in the contact's time zone; restrictions of other shapes
+windows (flapjack_py.views.weekly) in the contact's time zone; restrictions of other shapes
 (made through the API) are kept as they are unless their "keep" box is cleared.
 """
 
@@ -16,7 +16,7 @@ from flask import abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from flapjack_py.errors import AlreadyExists
-from flapjack_py.rules import (
+from flapjack_py.model.rules import (
     ALL_MEDIA,
     LIST_FIELDS,
     MATCH_FIELDS,
@@ -28,7 +28,7 @@ from flapjack_py.rules import (
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import read_models as queries
 from flapjack_py.store import rules as rule_store
-from flapjack_py.weekly import DAYS, InvalidWindow, WeeklyWindow, from_restriction, parse_window, to_restriction
+from flapjack_py.views.weekly import DAYS, InvalidWindow, WeeklyWindow, from_restriction, parse_window, to_restriction
 
 from . import bp
 from .context import db

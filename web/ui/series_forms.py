@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from flask import abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from flapjack_py import recurrence
-from flapjack_py.recurrence import InvalidSeries, Series
+from flapjack_py.oncall import recurrence
+from flapjack_py.oncall.recurrence import InvalidSeries, Series
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.timeparse import zone_named

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import render_template
 
-from flapjack_py.delivery import delivery_queues
+from flapjack_py.notify.enqueue import delivery_queues
 from flapjack_py.store import status_page
 
 from . import bp, pictures

@@ -14,13 +14,13 @@ from typing import Any
 
 from flask import request, url_for
 
-from flapjack_py import triage
-from flapjack_py.rows import CheckRow
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import read_models as queries
 from flapjack_py.store import triage as store
-from flapjack_py.store.client import StrRedis
-from flapjack_py.triage import Filter
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.views import triage
+from flapjack_py.views.rows import CheckRow
+from flapjack_py.views.triage import Filter
 
 from . import bp, paging
 

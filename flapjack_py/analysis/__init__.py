@@ -1,0 +1,1 @@
+"""Looking back: replaying archived events with proposed rules (backtest)."""

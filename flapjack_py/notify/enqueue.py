@@ -1,0 +1,194 @@
+"""Put alerts on the per-medium rq queues (JSON serializer) and record them (contract sections 5-6).
+
+`add_alert` renders an alert's text and queues its record on the caller's
+writes and its rq job data on `writes.jobs`; `enqueue_jobs` writes those jobs
+on the caller's MULTI pipeline, so a batch's check state, alert records and rq
+jobs commit together. Jobs are written as rq's own `Queue.enqueue_many` writes
+them (flapjack_py.store.rq_jobs: rq's writes recorded once per medium and retry
+setting, then one HSET per job), so rq workers, the failed-job registry and
+retries see jobs exactly as rq writes them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+import redis
+from rq import Queue, Retry
+from rq.queue import EnqueueData
+from rq.serializers import JSONSerializer
+
+from flapjack_py.config.settings import KNOWN_MEDIA, Config
+from flapjack_py.notify.render import SharedTexts, render_alert
+from flapjack_py.store import alerts as alert_store
+from flapjack_py.store.alerts import AlertStatus
+from flapjack_py.store.jobs import write_jobs
+from flapjack_py.store.plumbing.client import BytesRedis
+from flapjack_py.store.plumbing.writes import WriteBuffer
+from flapjack_py.store.rq_jobs import PLACEHOLDER_ID, JobTemplate, SharedMembers, Strings, stamp
+from flapjack_py.store.status_page import DeliveryQueue
+
+log = logging.getLogger(__name__)
+
+DELIVER_FUNC = "gateways.worker.deliver"
+"""Dotted path of the rq job function; its one argument is the alert payload (a dict)."""
+
+RETRY_INTERVALS = (10, 30, 60, 120, 300)
+"""Seconds between delivery attempts (`gateways.<medium>.retry_intervals` overrides);
+later attempts reuse the last value."""
+
+RESULT_TTL = 3600
+FAILURE_TTL = 7 * 86400
+
+
+RetrySetting = tuple[int, tuple[int, ...]] | None
+"""(retries, intervals) of a medium's jobs; None: no retries."""
+
+
+class JobData(NamedTuple):
+    """One rq job to enqueue on a medium's queue when its batch commits: the alert record it delivers.
+    A named tuple: one per alert (a frozen dataclass took ~10k instructions to make)."""
+
+    medium: str
+    record: dict[str, Any]
+    retry: RetrySetting
+    shared: SharedMembers | None = None  # fields its record holds alike with other jobs' (rq_jobs.record_json)
+
+
+_queues: dict[tuple[int, str], Queue] = {}
+_templates: dict[tuple[str, RetrySetting], JobTemplate] = {}
+_retry_settings: dict[tuple[int, str], tuple[Config, RetrySetting]] = {}
+
+
+def queue_for(connection: BytesRedis, medium: str) -> Queue:
+    """The rq queue of a medium (named after it), using the JSON serializer.
+
+    Cached per connection: rq asks the server's version once per Queue object.
+    """
+    key = (id(connection), medium)
+    queue = _queues.get(key)
+    if queue is None or queue.connection is not connection:
+        queue = _queues[key] = Queue(medium, connection=connection, serializer=JSONSerializer)
+    return queue
+
+
+def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
+              texts: SharedTexts | None = None, shared: SharedMembers | None = None) -> str:
+    """Render `alert`, record it on `writes` and, when its gateway is enabled, add its job to `writes.jobs`.
+
+    Returns the record's status. A template that fails to render fails this
+    alert only: it is recorded `failed` with the error and not enqueued.
+    `texts`: what was rendered for the other alerts of its notification (render.render_alert's `shared`);
+    `shared`: the fields the alert holds alike with them, their JSON made once (rq_jobs.shared_members).
+    """
+    medium = alert["media"]
+    try:
+        alert["subject"], alert["body"] = render_alert(alert, config, texts)
+    except Exception as exc:  # a bad override template: this alert fails, not its event
+        log.error("alert %s for contact %s on %s: rendering failed: %s", alert["id"], alert["contact"], medium, exc)
+        alert["subject"], alert["body"] = "", ""
+        alert_store.add_alert(writes, dict(alert, status=AlertStatus.FAILED, error=f"rendering failed: {exc}"),
+                              config.executive.alert_retention)
+        return AlertStatus.FAILED
+    status = AlertStatus.QUEUED if config.gateway_enabled(medium) else AlertStatus.UNDELIVERABLE
+    record = dict(alert, status=status)
+    alert_store.add_alert(writes, record, config.executive.alert_retention)
+    if status == AlertStatus.UNDELIVERABLE:
+        log.warning("alert %s: gateway %s is not enabled; recorded as undeliverable", alert["id"], medium)
+        return status
+    writes.jobs.append(JobData(medium, record, _retry_setting(config, medium), shared))
+    return status
+
+
+def enqueue_jobs(connection: BytesRedis, pipe: redis.client.Pipeline, jobs: Iterable[JobData]) -> None:
+    """Write `jobs` as rq's `enqueue_many` does, per medium in order, on `pipe` (a MULTI the caller executes).
+
+    `connection` must be a bytes (non-decoding) client, as rq requires.
+    """
+    strings: Strings = {}  # JSON of the texts the jobs' records share, encoded once
+    prepared = [_template(connection, job.medium, job.retry).prepare(
+        job.record["id"], (job.record,), _description(job.record), job.shared, strings) for job in jobs]
+    if prepared:
+        write_jobs(pipe, prepared, stamp())
+
+
+def enqueue_alert(connection: BytesRedis, pipe: redis.client.Pipeline, alert: Mapping[str, Any],
+                  config: Config) -> str:
+    """Record and enqueue one alert whose subject/body are already set, on `pipe` (in MULTI mode); return the status.
+
+    Used to put a single alert on its queue outside a batch (tests, tools).
+    """
+    medium = alert["media"]
+    status = AlertStatus.QUEUED if config.gateway_enabled(medium) else AlertStatus.UNDELIVERABLE
+    record = dict(alert, status=status)
+    alert_store.add_alert(pipe, record, config.executive.alert_retention)
+    if status == AlertStatus.QUEUED:
+        enqueue_jobs(connection, pipe, [JobData(medium, record, _retry_setting(config, medium))])
+    return status
+
+
+def delivery_queues(connection: BytesRedis, config: Config) -> list[DeliveryQueue]:
+    """Jobs waiting and failed on each medium's rq queue (media enabled in config, or with jobs)."""
+    found = []
+    for medium in KNOWN_MEDIA:
+        queue = queue_for(connection, medium)
+        queued, failed = queue.count, queue.failed_job_registry.count
+        if config.gateway_enabled(medium) or queued or failed:
+            found.append(DeliveryQueue(medium, config.gateway_enabled(medium), queued, failed))
+    return found
+
+
+def prepare(connection: BytesRedis, config: Config) -> None:
+    """Do now what the first alert on each enabled medium would do in the middle of a batch: make its rq
+    queue and job template (rq asks the server's version on a new connection) and parse and compile its
+    alert and rollup templates, by rendering a sample of each (issue 11: ~20 ms off the first alert after
+    boot). A template that does not render is reported by the alert that uses it, not here."""
+    for medium in KNOWN_MEDIA:
+        if not config.gateway_enabled(medium):
+            continue
+        _template(connection, medium, _retry_setting(config, medium))
+        for extra in ({}, {"rollup": "problem", "rollup_alerts": {}, "rollup_threshold": 1}):
+            sample = {"id": PLACEHOLDER_ID, "media": medium, "contact": "", "event_id": "host:check",
+                      "notification_type": "problem", "state": "critical", "time": 0, **extra}
+            try:
+                render_alert(sample, config)
+            except Exception as exc:  # a user's template: its alerts say what is wrong with it
+                log.debug("%s templates not prepared: %s", medium, exc)
+
+
+def job_data(record: Mapping[str, Any], retry: RetrySetting) -> EnqueueData:
+    """rq's description of the delivery job of an alert record, as `Queue.enqueue_many` takes it."""
+    return Queue.prepare_data(DELIVER_FUNC, args=(dict(record),), job_id=record["id"],
+                              retry=Retry(max=retry[0], interval=list(retry[1])) if retry else None,
+                              result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL, description=_description(record))
+
+
+def _template(connection: BytesRedis, medium: str, retry: RetrySetting) -> JobTemplate:
+    """What rq writes for a job on the medium's queue with these retries (recorded once)."""
+    template = _templates.get((medium, retry))
+    if template is None:
+        sample = {"id": PLACEHOLDER_ID, "media": medium, "contact": ""}
+        template = _templates[(medium, retry)] = JobTemplate(queue_for(connection, medium), job_data(sample, retry))
+    return template
+
+
+def _description(record: Mapping[str, Any]) -> str:
+    """A short description of the delivery job (rq would otherwise repr the whole payload)."""
+    return f"deliver alert {record['id']} ({record['media']} to contact {record['contact']})"
+
+
+def _retry_setting(config: Config, medium: str) -> RetrySetting:
+    """The medium's retries (remembered per config object: reading gateway settings is not free)."""
+    known = _retry_settings.get((id(config), medium))
+    if known is None or known[0] is not config:
+        known = _retry_settings[(id(config), medium)] = (config, _read_retry_setting(config, medium))
+    return known[1]
+
+
+def _read_retry_setting(config: Config, medium: str) -> RetrySetting:
+    retries = int(config.gateway(medium).get("retries", 3))
+    intervals = config.gateway(medium).get("retry_intervals") or RETRY_INTERVALS
+    return (retries, tuple(int(i) for i in intervals)[:retries]) if retries else None
+

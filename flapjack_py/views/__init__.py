@@ -1,0 +1,1 @@
+"""What the UI and reports show, computed from stored facts. Pure."""
