@@ -106,7 +106,6 @@ _METRICS_PORT = click.option("--metrics-port", type=click.IntRange(1, 65535), me
 def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
     """Run the executive: take events, update check state, notify."""
     from flapjack_py.executive import Executive
-    from flapjack_py.executive.wiring import default_notifier
     from flapjack_py.runtime.connection import open_clients
 
     clients, embedded = open_clients(config)
@@ -115,7 +114,7 @@ def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
             from flapjack_py.runtime.metrics import serve as serve_metrics
 
             serve_metrics(metrics_port, clients, config)
-        ex = Executive(clients, config, default_notifier(clients.text, config))  # the notifier injected here
+        ex = Executive(clients, config)  # with the project's notifier (flapjack_py.executive, the composition root)
         if burst:
             click.echo(f"processed {ex.drain()} events")
         else:

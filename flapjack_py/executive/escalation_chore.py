@@ -2,12 +2,13 @@
 its check is failing and not acknowledged (flapjack_py.model.escalation decides; store/escalation.py keeps the state).
 
 A step WATCHes the check's escalation key and commits the new state with its alerts and their rq jobs in one
-MULTI (store.escalation.run_step): however many executives run, a step is paged once, and an executive killed
+MULTI (store.commit.Commit.watched): however many executives run, a step is paged once, and an executive killed
 mid-step leaves it due for the next one.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -16,17 +17,16 @@ from typing import Any
 import redis
 
 from flapjack_py import keys
-from flapjack_py.config.settings import Config
 from flapjack_py.model.checks import ack_hash
 from flapjack_py.model.escalation import Paged, State, advance, step_due, with_alerted
 from flapjack_py.model.notification import Notification, NotificationType
-from flapjack_py.notify import enqueue as delivery
-from flapjack_py.notify.request import Notifying, NotifyRequest, write_notify_log
+from flapjack_py.notify.request import Notifying, NotifyRequest
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import escalation as store
 from flapjack_py.store import maintenance as maint
-from flapjack_py.store.plumbing.client import BytesRedis, StrRedis
+from flapjack_py.store.commit import Commit
+from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.store.plumbing.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
@@ -37,13 +37,11 @@ MAINTENANCE_RETRY = 60
 
 @dataclass(frozen=True)
 class Escalating:
-    """What a step needs of its executive: the notifier, the str client, the bytes client rq's jobs are written
-    with, the configuration."""
+    """What a step needs of its executive: the notifier, the str client, the executive's commit."""
 
     notifier: Notifying
     client: StrRedis
-    raw: BytesRedis
-    config: Config
+    commit: Commit
 
 
 def escalate_due(by: Escalating, now: int) -> int:
@@ -71,12 +69,9 @@ def _step(by: Escalating, entity: str, check: str, now: int) -> int:
         paged.append((_decide(by, writes, entity, check, state, now), writes))
         return writes
 
-    store.run_step(by.client, entity, check, take, lambda pipe, jobs: delivery.enqueue_jobs(by.raw, pipe, jobs))
-    if not paged:
-        return 0
-    for fields in paged[-1][1].notify_log:  # committed: the notify log says so, as for the executive's alerts
-        write_notify_log(by.config, *fields)
-    return paged[-1][0]
+    by.commit.watched(keys.escalation(entity, check), functools.partial(store.load_state, entity=entity, check=check),
+                      take)
+    return paged[-1][0] if paged else 0
 
 
 def _decide(by: Escalating, writes: WriteBuffer, entity: str, check: str, state: State | None, now: int) -> int:

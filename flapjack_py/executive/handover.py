@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import redis
 
@@ -15,20 +14,17 @@ from flapjack_py.executive.batch import Batch
 from flapjack_py.model.checks import StateChange, previous_run
 from flapjack_py.notify.request import Notifying, NotifyRequest
 from flapjack_py.store import checks as check_store
+from flapjack_py.store.commit import Commit
 from flapjack_py.store.plumbing.staged import Reads
-from flapjack_py.store.plumbing.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
 
 
 class BatchNotify:
-    """Decides a batch's notifications with `notifier`; `guard`, `commit` and `rejected` are the executive's."""
+    """Decides a batch's notifications with `notifier`, committing through the executive's `commit`."""
 
-    def __init__(self, notifier: Notifying, client: redis.Redis, guard: Callable[[int], Any],
-                 commit: Callable[[Batch, list[WriteBuffer]], None],
-                 rejected: Callable[[bytes, str, int, str], WriteBuffer]) -> None:
-        self.notifier, self.client = notifier, client
-        self.guard, self.commit, self.rejected = guard, commit, rejected
+    def __init__(self, notifier: Notifying, client: redis.Redis, commit: Commit) -> None:
+        self.notifier, self.client, self.commit = notifier, client, commit
 
     def decide(self, batch: Batch, watch: bool = False) -> None:
         """Have the notifier decide the batch's notifications, each completed with its check's previous state
@@ -57,7 +53,7 @@ class BatchNotify:
         """WATCH keys on the batch's guard, so its commit fails if they change (see _notify_and_commit)."""
         def watch(shared: list[str]) -> None:
             if batch.guard is None:
-                batch.guard = self.guard(batch.in_flight)
+                batch.guard = self.commit.guard(batch.in_flight)
             batch.guard.watch(*shared)
         return watch
 
@@ -67,7 +63,7 @@ class BatchNotify:
             at = next(i for i, w in enumerate(batch.pending) if w is request.writes)
             before = batch.pending[:at]
             del batch.pending[:at]
-            self.commit(batch, before)
+            self.commit.batch(batch, before)
             try:
                 self.notifier.notify([request])
             except (redis.ConnectionError, redis.TimeoutError):
@@ -81,7 +77,7 @@ class BatchNotify:
     def _reject_notified(self, batch: Batch, request: NotifyRequest) -> None:
         """File the event whose notification failed as rejected, in place of its writes."""
         at = next(i for i, w in enumerate(batch.pending) if w is request.writes)
-        batch.pending[at] = self.rejected(request.writes.raw, request.writes.claim, request.now,
+        batch.pending[at] = self.commit.rejected(request.writes.raw, request.writes.claim, request.now,
                                            f"internal error: {request.error!r}")
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import redis
 
 from flapjack_py.config.settings import ExecutiveConfig
-from flapjack_py.executive import escalation_chore as escalation_steps
+from flapjack_py.executive import escalation_chore
 from flapjack_py.model.heartbeat import Heartbeat
 from flapjack_py.store import maintenance_series
 from flapjack_py.store import metrics as metric_store
@@ -40,14 +40,14 @@ class Housekeeping:
     """One executive's periodic chores; `client` replies str, `raw` bytes."""
 
     def __init__(self, client: redis.Redis, raw: redis.Redis, cfg: ExecutiveConfig, queue: EventQueue,
-                 heartbeat: Heartbeat) -> None:
+                 heartbeat: Heartbeat, escalating: escalation_chore.Escalating | None = None) -> None:
         self.client, self.raw, self.cfg = client, raw, cfg
         self.queue, self.heartbeat = queue, heartbeat
         self.requeue_pending = False  # a lost connection left events in flight to put back
         self._last_beat = self._last_recovery = self._last_metrics = 0.0
         self._series_at = self._stale_at = self._escalated_at = 0
         self._series_next: str | None = None  # a materialisation round under way goes on after this id
-        self.escalating: escalation_steps.Escalating | None = None  # set by the executive (its notifier)
+        self.escalating = escalating  # the escalation step's notifier and commit
         self._hour = ""
         self._batch_seconds: list[float] = []
 
@@ -142,7 +142,7 @@ class Housekeeping:
         now = int(time.time())
         if self.escalating is not None and now != self._escalated_at:
             self._escalated_at = now
-            escalation_steps.escalate_due(self.escalating, now)
+            escalation_chore.escalate_due(self.escalating, now)
 
     def _sweep_stale(self) -> None:
         """Mark checks gone stale (flapjack_py.model.staleness), one executive per STALE_EVERY."""

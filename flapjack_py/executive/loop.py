@@ -22,25 +22,23 @@ import redis
 
 from flapjack_py.config.settings import Config, load_config
 from flapjack_py.errors import InvalidEvent
-from flapjack_py.executive import escalation_chore as escalation_steps
 from flapjack_py.executive.batch import Batch
+from flapjack_py.executive.escalation_chore import Escalating
 from flapjack_py.executive.handover import BatchNotify
 from flapjack_py.executive.housekeeping import Housekeeping
 from flapjack_py.executive.steps import EventSteps
-from flapjack_py.executive.wiring import default_notifier
 from flapjack_py.model.events import Event, parse_event
 from flapjack_py.model.heartbeat import Heartbeat
 from flapjack_py.notify import enqueue as delivery
-from flapjack_py.notify.request import Notifying, write_notify_log
+from flapjack_py.notify.request import Notifying, notify_logger
 from flapjack_py.runtime.connection import clients_for
 from flapjack_py.runtime.gc_pacing import GcPacing
 from flapjack_py.store import checks as check_store
-from flapjack_py.store import metrics as metric_store
 from flapjack_py.store import tags as tag_store
+from flapjack_py.store.commit import Commit, InFlightTaken, SharedChanged
 from flapjack_py.store.events import EventQueue, Taken
-from flapjack_py.store.plumbing import multi, scripts
+from flapjack_py.store.plumbing import scripts
 from flapjack_py.store.plumbing.client import Clients, load_scripts
-from flapjack_py.store.plumbing.guard import watch_list
 from flapjack_py.store.plumbing.writes import WriteBuffer
 
 log = logging.getLogger(__name__)
@@ -49,16 +47,11 @@ HOT_SCRIPTS = (scripts.TAKE_EVENTS, scripts.LOAD_SNAPSHOTS, scripts.CHECK_FACTS,
 """Lua every batch (or notifying batch) calls by EVALSHA: loaded at boot, not by the first batch's NOSCRIPT."""
 MAX_NOTIFY_ATTEMPTS = 10  # decisions redone when other executives change a contact's rollup state; the last unwatched
 
-class _InFlightTaken(Exception):
-    """Another executive took back this one's in-flight events (its heartbeat lapsed): drop the batch."""
-
-
-class _SharedChanged(Exception):
-    """Another executive changed a contact's alerting set or drop_rollup key the notifications read: redo them."""
-
-
 class Executive:
-    """Processes the event queue. `drain()` works through what is queued; `run()` until stopped."""
+    """Processes the event queue. `drain()` works through what is queued; `run()` until stopped.
+
+    The notifier is injected: handed in, or made by `default_notifier` (flapjack_py.executive.Executive, the
+    contract's entry point, makes the project's Notifier)."""
 
     def __init__(self, redis_client: Clients | redis.Redis, config: Config | dict[str, Any] | None = None,
                  notifier: Notifying | None = None) -> None:
@@ -66,19 +59,22 @@ class Executive:
         self.cfg = self.config.executive
         clients = clients_for(redis_client)  # a Clients pair as built by open_clients, or an embedder's client
         self.client, self.raw = clients.text, clients.raw  # str for store/; bytes for raw events and rq
-        self.notifier = notifier if notifier is not None else default_notifier(self.client, self.config)
+        self.notifier = notifier if notifier is not None else self.default_notifier()
         self.host = socket.getfqdn()
         self.pid = os.getpid()
         self.queue = EventQueue(self.client, self.raw, self.cfg.queue, self.host, self.pid)
         self.heartbeat = Heartbeat(role="executive", host=self.host, pid=self.pid, started=int(time.time()))
-        self.housekeeping = Housekeeping(self.client, self.raw, self.cfg, self.queue, self.heartbeat)
-        self.housekeeping.escalating = escalation_steps.Escalating(self.notifier, self.client, self.raw, self.config)
+        self.commit = Commit(self.client, self.raw, self.queue, self.cfg.max_event_bytes, notify_logger(self.config))
+        escalating = Escalating(self.notifier, self.client, self.commit)
+        self.housekeeping = Housekeeping(self.client, self.raw, self.cfg, self.queue, self.heartbeat, escalating)
         self.steps = EventSteps(self.cfg, self.queue)
-        self.notifying = BatchNotify(self.notifier, self.client, lambda expected: self._guard(expected),
-                                     lambda batch, pending: self._commit(batch, pending),
-                                     lambda raw, claim, now, reason: self._rejected(raw, claim, now, reason))
+        self.notifying = BatchNotify(self.notifier, self.client, self.commit)
         self._stopping = False
         self._registered = False
+
+    def default_notifier(self) -> Notifying:
+        """The notifier when none is handed in: none here (flapjack_py.executive.Executive has the project's)."""
+        raise TypeError("this Executive needs a notifier: flapjack_py.executive.Executive brings the project's")
 
     # --- public entry points -----------------------------------------------
 
@@ -186,8 +182,8 @@ class Executive:
     def _reject_alone(self, taken: Taken, reason: str) -> None:
         batch = Batch({}, {}, taken.counter, in_flight=1)
         try:
-            self._commit(batch, [self._rejected(taken.raws[0], taken.claims[0], int(time.time()), reason)])
-        except _InFlightTaken:
+            self.commit.batch(batch, [self.commit.rejected(taken.raws[0], taken.claims[0], int(time.time()), reason)])
+        except InFlightTaken:
             log.error("another executive took back this one's in-flight events; it processes them")
             self.queue.forget_claims()
 
@@ -198,7 +194,7 @@ class Executive:
         try:
             self._guard_and_load(batch, [p for p in parsed if isinstance(p, Event)])
             self._process_items(batch, taken, parsed)
-        except _InFlightTaken:
+        except InFlightTaken:
             log.error("another executive took back this one's in-flight events; it processes them")
             batch.pending.clear()
             self.queue.forget_claims()
@@ -206,21 +202,11 @@ class Executive:
             if batch.guard is not None:
                 batch.guard.reset()
 
-    def _guard(self, expected: int) -> Any:
-        """WATCH the in-flight list and check our events are still on it (not taken back): one round trip."""
-        pipe, _ = watch_list(self.client, self.queue.in_flight, expected)
-        if pipe is None:
-            raise _InFlightTaken()
-        return pipe
-
     def _guard_and_load(self, batch: Batch, events: list[Event]) -> None:
         """The guard (as _guard) and the snapshots of the events' checks, in one round trip."""
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
         calls = check_store.snapshot_calls(ids, _ok_only(events, self.cfg.flap_detection))
-        batch.guard, replies = watch_list(self.client, self.queue.in_flight, batch.in_flight,
-                                          scripts.LOAD_SNAPSHOTS, calls)
-        if batch.guard is None:
-            raise _InFlightTaken()
+        batch.guard, replies = self.commit.guard_and_read(batch.in_flight, scripts.LOAD_SNAPSHOTS, calls)
         batch.snapshots = check_store.snapshots_from(ids, replies)
         batch.entity_ids = {s.entity: s.entity_id for s in batch.snapshots.values() if s.entity_id}
 
@@ -233,15 +219,15 @@ class Executive:
             if item is None:
                 self.queue.uncount(writes)  # a noop is not counted
             elif isinstance(item, InvalidEvent):
-                self._reject(writes, raw, now, str(item))
+                self.commit.reject(writes, raw, now, str(item))
             else:
                 try:
                     self.steps.process(batch, writes, item, raw, now, index)
-                except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken):
+                except (redis.ConnectionError, redis.TimeoutError, InFlightTaken):
                     raise  # not the event's fault: run() retries, the event stays in flight
                 except Exception as exc:  # one bad event must not stop the executive
                     log.exception("%s: processing failed; filed as rejected", item.id, extra={"check": item.id})
-                    writes = self._rejected(raw, claim, now, f"internal error: {exc!r}")
+                    writes = self.commit.rejected(raw, claim, now, f"internal error: {exc!r}")
             batch.pending.append(writes)
         self._notify_and_commit(batch)
 
@@ -259,7 +245,7 @@ class Executive:
             try:
                 self._commit_or_isolate(batch)
                 return
-            except _SharedChanged:
+            except SharedChanged:
                 log.info("contact rollup state changed by another executive; deciding %d notifications again",
                          len(batch.requests))
             for writes, snapshot in saved:
@@ -272,28 +258,22 @@ class Executive:
         """Commit the pending events; if Redis refuses the MULTI, commit them one by one, rejecting culprits."""
         pending = list(batch.pending)
         try:
-            self._commit(batch, batch.pending)
+            self.commit.batch(batch, batch.pending)
             return
-        except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken, _SharedChanged):
+        except (redis.ConnectionError, redis.TimeoutError, InFlightTaken, SharedChanged):
             raise
         except Exception:
             log.exception("committing %d events failed; committing them one at a time", len(pending))
         for writes in pending:
             try:
-                self._commit(batch, [writes])
-            except (redis.ConnectionError, redis.TimeoutError, _InFlightTaken, _SharedChanged):
+                self.commit.batch(batch, [writes])
+            except (redis.ConnectionError, redis.TimeoutError, InFlightTaken, SharedChanged):
                 raise
             except Exception as exc:
                 log.exception("event could not be committed; filed as rejected")
-                self._commit(batch, [self._rejected(writes.raw, writes.claim, int(time.time()),
-                                                    f"internal error: {exc!r}")])
+                self.commit.batch(batch, [self.commit.rejected(writes.raw, writes.claim, int(time.time()),
+                                                               f"internal error: {exc!r}")])
         batch.pending.clear()
-
-    def _rejected(self, raw: bytes, claim: str, now: int, reason: str) -> WriteBuffer:
-        writes = WriteBuffer()
-        writes.raw, writes.claim = raw, claim
-        self._reject(writes, raw, now, reason)
-        return writes
 
     def _parse(self, raw: bytes) -> Event | InvalidEvent | None:
         try:
@@ -304,49 +284,6 @@ class Executive:
             log.exception("event could not be parsed; filed as rejected")
             return InvalidEvent([f"internal error while parsing: {exc!r}"])
 
-    def _commit(self, batch: Batch, pending: list[WriteBuffer]) -> None:
-        """One MULTI: the pending events' writes (alerts and rq jobs included), their in-flight removal, instance TTLs.
-
-        EXEC fails, and nothing is applied, if another executive took the events back since the guard.
-        """
-        if not pending:
-            return
-        if batch.guard is None:
-            batch.guard = self._guard(batch.in_flight)
-        pipe, batch.guard = batch.guard, None
-        pipe.multi()
-        merged = WriteBuffer()
-        for writes in pending:
-            merged.merge(writes)
-        merged.replay(pipe)
-        delivery.enqueue_jobs(self.raw, pipe, merged.jobs)
-        self.queue.touch_instance(pipe)
-        self.queue.commit(pipe, [writes.claim for writes in pending])
-        try:
-            results = multi.execute(pipe)
-        except redis.WatchError:
-            if self.queue.in_flight_count() == batch.in_flight:
-                raise _SharedChanged() from None  # only a contact's rollup state moved (see _notify_and_commit)
-            raise _InFlightTaken() from None
-        finally:
-            pipe.reset()
-        self.queue.committed()
-        batch.in_flight -= len(pending)
-        for writes in pending:
-            for fields in writes.notify_log:
-                write_notify_log(self.config, *fields)
-        pending.clear()
-        _log_failed_commands(results)
-
-    def _reject(self, writes: WriteBuffer, raw: bytes, now: int, reason: str) -> None:
-        """File the event as rejected; of an oversized event only the first max_event_bytes are kept."""
-        log.warning("rejected event (%s): %r%s", reason, raw[:200], "..." if len(raw) > 200 else "")
-        limit = self.cfg.max_event_bytes
-        self.queue.reject(writes, raw[:limit], now, reason, size=len(raw))
-        metric_store.count_rejected(writes, reason)
-
-
-
 def _ok_only(events: list[Event], flap_detection: bool) -> set[tuple[str, str]]:
     """Checks whose every event in the batch is an `ok` result: on an ok check they stop at the ok filter,
     reading neither notification times nor tags (with flap detection an ok may notify: none)."""
@@ -354,10 +291,3 @@ def _ok_only(events: list[Event], flap_detection: bool) -> set[tuple[str, str]]:
         return set()
     ok = {(e.entity, e.check) for e in events if e.is_ok}
     return ok - {(e.entity, e.check) for e in events if not e.is_ok}
-
-
-def _log_failed_commands(results: list[Any]) -> None:
-    """A command Redis refuses inside EXEC fails alone; the rest, and the in-flight removal, are applied."""
-    failed = [(i, r) for i, r in enumerate(results) if isinstance(r, Exception)]
-    for index, error in failed:
-        log.error("commit applied, but its command #%d failed: %s", index, error)

@@ -13,10 +13,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from flapjack_py.model.contacts import ContactDetails, Medium
 from flapjack_py.model.escalation import Paged, State, on_notification, with_alerted
 from flapjack_py.model.notification import Notification
 from flapjack_py.store import escalation as store
-from flapjack_py.store.contacts import ContactDetails, Medium
 from flapjack_py.store.plumbing.writes import WriteBuffer
 
 log = logging.getLogger(__name__)

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flapjack_py.config.settings import KNOWN_MEDIA, Config
+from flapjack_py.model.alerting import AlertingSet, CheckFacts
+from flapjack_py.model.contacts import Contact, ContactDetails, Medium
 from flapjack_py.model.escalation import Paged
 from flapjack_py.model.notification import Notification
 from flapjack_py.model.rules import MediaChoice, NotificationRule, RuleInputs, inputs_read, select_media
@@ -39,7 +41,6 @@ from flapjack_py.notify.rollup import (
 from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import rollup as rollup_store
 from flapjack_py.store import rules as rule_store
-from flapjack_py.store.contacts import Contact, ContactDetails, Medium
 from flapjack_py.store.notify_data import (
     DropKeys,
     NotifiedCheck,
@@ -51,7 +52,6 @@ from flapjack_py.store.notify_data import (
 from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.store.plumbing.staged import Reads
 from flapjack_py.store.plumbing.writes import WriteBuffer
-from flapjack_py.store.rollup import AlertingSet, CheckFacts
 from flapjack_py.store.rq_jobs import SharedMembers, shared_members
 
 log = logging.getLogger(__name__)

@@ -46,6 +46,14 @@ class Notifying(Protocol):
         (flapjack_py.store.plumbing.staged) before deciding; see Notifier.notify."""
 
 
+def notify_logger(config: Config) -> Callable[[WriteBuffer], None]:
+    """What a commit calls with each WriteBuffer it applied: the notify-log lines of its alerts."""
+    def committed(writes: WriteBuffer) -> None:
+        for fields in writes.notify_log:
+            write_notify_log(config, *fields)
+    return committed
+
+
 def write_notify_log(config: Config, *fields: str) -> None:
     """Write one notify-log line (`E:C | TYPE | CID | MEDIUM | ADDRESS`) to the log and the configured file."""
     path = config.executive.notification_log_file

@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.model.checks import CheckSnapshot
+from flapjack_py.model.contacts import Medium
 from flapjack_py.model.notification import Notification, NotificationType
-from flapjack_py.store.media import Medium
-from flapjack_py.store.rollup import AlertingSet, CheckFacts
 
 FactsChange = tuple[int, dict[str, Any]]
 """(index of the event in its batch, CheckFacts fields that event left changed)."""

@@ -16,9 +16,9 @@ import redis
 
 from flapjack_py.config.settings import Config
 from flapjack_py.model.heartbeat import Heartbeat
-from flapjack_py.notify.enqueue import FAILURE_TTL
 from flapjack_py.store.health import HealthInputs, load_health_inputs
 from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.queues import FAILURE_TTL
 
 log = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from prometheus_client.registry import Collector
 from rq import Worker
 
 from flapjack_py.config.settings import KNOWN_MEDIA, Config
-from flapjack_py.notify.enqueue import queue_for
 from flapjack_py.store import metrics as store
 from flapjack_py.store.events import events_processed, queue_length
 from flapjack_py.store.plumbing.client import Clients, StrRedis
+from flapjack_py.store.queues import queue_for
 from flapjack_py.store.receivers import load_receiver_counters, rejected_reasons
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

@@ -13,18 +13,16 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import redis
 
 from flapjack_py import keys
 from flapjack_py.errors import AlreadyExists, NotFound, ValidationError
+from flapjack_py.model.contacts import Contact, ContactDetails
+from flapjack_py.model.contacts import Medium as Medium
 from flapjack_py.model.rules import general_rule
 from flapjack_py.model.time_restrictions import is_valid_zone
-from flapjack_py.store.media import (
-    Medium as Medium,  # re-exported: part of ContactDetails, imported from here by the notifier
-)
 from flapjack_py.store.media import media_from, replace_media
 from flapjack_py.store.plumbing import scripts, staged
 from flapjack_py.store.plumbing.client import StrRedis, writing
@@ -38,24 +36,8 @@ CONTACTS_CHUNK = 100
 """Fields of the contact:ID hash."""
 
 
-@dataclass(frozen=True)
-class Contact:
-    """A contact's own fields; None when a field is unset."""
-
-    id: str
-    first_name: str | None = None
-    last_name: str | None = None
-    email: str | None = None
-    timezone: str | None = None
 
 
-@dataclass(frozen=True)
-class ContactDetails:
-    """Everything the notifier needs about one contact, loaded in one round trip."""
-
-    contact: Contact
-    media: dict[str, Medium] = field(default_factory=dict)  # hash order of contact_media:ID
-    rule_ids: tuple[str, ...] = ()
 
 
 # --- contacts ------------------------------------------------------------

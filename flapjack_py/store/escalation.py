@@ -28,7 +28,7 @@ from flapjack_py.model.escalation import (
 from flapjack_py.oncall.schedules import Schedule
 from flapjack_py.store.plumbing import staged
 from flapjack_py.store.plumbing.client import StrRedis
-from flapjack_py.store.plumbing.writes import WriteBuffer, Writes
+from flapjack_py.store.plumbing.writes import Writes
 from flapjack_py.store.schedules import known_contacts, load_schedules
 
 log = logging.getLogger(__name__)
@@ -231,19 +231,6 @@ def save_state(pipe: Writes, entity: str, check: str, state: State) -> None:
 def forget_due(pipe: Writes, entity: str, check: str) -> None:
     """`E:C` has no step due (its escalation is over or gone)."""
     pipe.zrem(keys.escalations_due(), keys.check_id(entity, check))
-
-
-def run_step(client: StrRedis, entity: str, check: str, take: Callable[[State | None], WriteBuffer],
-             enqueue: Callable[[Any, list[Any]], None]) -> None:
-    """WATCH the escalation of `E:C`, hand it to `take`, and commit the writes it returns (their rq jobs through
-    `enqueue(pipe, jobs)`) in one MULTI. Raises redis.WatchError when another executive changed it meanwhile."""
-    with client.pipeline() as pipe:
-        pipe.watch(keys.escalation(entity, check))
-        writes = take(load_state(pipe, entity, check))
-        pipe.multi()
-        writes.replay(pipe)
-        enqueue(pipe, writes.jobs)
-        pipe.execute()
 
 
 def due(client: StrRedis, now: int, most: int = 100) -> list[str]:

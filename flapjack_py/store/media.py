@@ -10,19 +10,14 @@ own MULTI.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import redis
 
 from flapjack_py import keys
 from flapjack_py.errors import ValidationError
+from flapjack_py.model.contacts import Medium
 from flapjack_py.store.plumbing.client import StrRedis, to_int, writing
-
-DEFAULT_INTERVAL = 900
-"""Seconds between repeat alerts on a medium when none (or <= 0) is stored."""
-MAX_INTERVAL = 366 * 86400
-"""Longest repeat interval: longer ones are cut to this (Redis refuses huge expiries)."""
 
 PAGERDUTY_FIELDS = ("subdomain", "token", "username", "password")
 """Fields of contact_pagerduty:ID (the service key is the `pagerduty` medium's address)."""
@@ -30,34 +25,6 @@ PAGERDUTY_FIELDS = ("subdomain", "token", "username", "password")
 _UNSET: Any = object()
 
 
-@dataclass(frozen=True)
-class Medium:
-    """One medium of a contact. `interval`/`rollup_threshold` are the stored values (None = unset)."""
-
-    contact_id: str
-    type: str
-    address: str
-    interval: int | None = None
-    rollup_threshold: int | None = None
-
-    @property
-    def id(self) -> str:
-        """API id `CONTACTID_TYPE`."""
-        return f"{self.contact_id}_{self.type}"
-
-    @property
-    def effective_interval(self) -> int:
-        """Seconds between repeat alerts: the stored interval (at most a year), or 900 when missing or <= 0."""
-        if not self.interval or self.interval <= 0:
-            return DEFAULT_INTERVAL
-        return min(self.interval, MAX_INTERVAL)
-
-    @property
-    def effective_rollup_threshold(self) -> int | None:
-        """The rollup threshold, None when missing, <= 0 or for pagerduty."""
-        if self.type == "pagerduty" or not self.rollup_threshold or self.rollup_threshold <= 0:
-            return None
-        return self.rollup_threshold
 
 
 # --- media ---------------------------------------------------------------

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.model.alerting import AlertingSet, CheckFacts
+from flapjack_py.model.contacts import ContactDetails
 from flapjack_py.model.rules import NotificationRule, rule_from_hash
-from flapjack_py.store.contacts import ContactDetails, contact_details_reads
+from flapjack_py.store.contacts import contact_details_reads
 from flapjack_py.store.escalation import EscalationData, batch_reads
 from flapjack_py.store.plumbing import staged
 from flapjack_py.store.plumbing.client import StrRedis
-from flapjack_py.store.rollup import FAILURE_STATES, AlertingSet, CheckFacts, check_facts_reads
+from flapjack_py.store.rollup import FAILURE_STATES, check_facts_reads
 
 DropKeys = tuple[str, str, str, str]
 """The drop_alerts_for_contact keys of a contact, medium, check and state (drop_keys)."""

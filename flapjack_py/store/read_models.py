@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.model.contacts import Contact
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import maintenance as maint
@@ -55,7 +56,7 @@ class CheckDetail:
     unscheduled_in_force: int | None
     unscheduled_remaining: int | None
     history: list[StateChange]
-    contacts: list[contact_store.Contact]
+    contacts: list[Contact]
 
 
 # --- check rows ------------------------------------------------------------
@@ -151,7 +152,7 @@ def contact_names(client: StrRedis, contact_ids: Iterable[str]) -> dict[str, str
     return {c.id: full_name(c) for c in contact_store.load_contacts(client, ids)}
 
 
-def full_name(contact: contact_store.Contact) -> str:
+def full_name(contact: Contact) -> str:
     """A contact's display name: first and last name, or its id when both are empty."""
     return " ".join(n for n in (contact.first_name, contact.last_name) if n) or contact.id
 

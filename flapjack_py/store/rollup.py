@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.store.plumbing import scripts, staged
 from flapjack_py.store.plumbing.client import StrRedis, to_int
 from flapjack_py.store.plumbing.writes import Writes
@@ -28,31 +28,8 @@ FACTS_CHUNK = 100
 """Checks per CHECK_FACTS call: bounds how long one call holds Redis."""
 
 
-@dataclass(frozen=True)
-class CheckFacts:
-    """What rollup cleaning and rollup_alerts need to know about one alerting check."""
-
-    check_id: str
-    state: str | None = None
-    last_change: int | None = None
-    summary: str | None = None
-    enabled: bool = False
-    in_scheduled_maintenance: bool = False
-    in_unscheduled_maintenance: bool = False
-    contact_ids: frozenset[str] = frozenset()
-
-    def alerting_for(self, contact_id: str) -> bool:
-        """True when the check still counts for the contact: not ok, enabled, out of maintenance, still its contact."""
-        return (self.state != "ok" and self.enabled and not self.in_scheduled_maintenance
-                and not self.in_unscheduled_maintenance and contact_id in self.contact_ids)
 
 
-@dataclass(frozen=True)
-class AlertingSet:
-    """A contact medium's contact_alerting_checks members (check id -> score) and whether its drop_rollup key exists."""
-
-    members: dict[str, float]
-    drop_rollup: bool
 
 
 def load_dropped_media(client: StrRedis, pairs: Sequence[tuple[str, str]], event_id: str,

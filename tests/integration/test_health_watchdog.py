@@ -25,13 +25,13 @@ import web
 from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
 from flapjack_py.model.heartbeat import Heartbeat
-from flapjack_py.notify.enqueue import FAILURE_TTL
 from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.runtime.health import check_health
 from flapjack_py.runtime.watchdog import Announcement, Notice, Watchdog
 from flapjack_py.store import health as health_store
 from flapjack_py.store.events import push_event
 from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.queues import FAILURE_TTL
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.real

@@ -6,6 +6,7 @@ import pytest
 import redis
 
 from flapjack_py.errors import AlreadyExists, NotFound
+from flapjack_py.model.contacts import Medium
 from flapjack_py.model.rules import ALL_MEDIA, NotificationRule
 from flapjack_py.store import contacts as cs
 from flapjack_py.store import media as media_store
@@ -46,7 +47,7 @@ def test_media_values_and_effective_settings(r: redis.Redis, ada: str, s: StrRed
     assert (media["email"].effective_interval, media["email"].effective_rollup_threshold) == (300, 3)
     assert (media["sms"].effective_interval, media["sms"].effective_rollup_threshold) == (900, None)
     media_store.update_medium(s, "21", "email", interval=None, rollup_threshold=0)
-    assert media_store.load_medium(s, "21", "email") == media_store.Medium("21", "email", "a@x", None, 0)
+    assert media_store.load_medium(s, "21", "email") == Medium("21", "email", "a@x", None, 0)
     media_store.delete_medium(s, "21", "sms")
     assert media_store.load_medium(s, "21", "sms") is None
 

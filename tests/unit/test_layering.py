@@ -49,6 +49,7 @@ BYTES_CLIENT_MODULES = {
     "flapjack_py/store/archive.py": "copies archived events byte for byte",
     "flapjack_py/store/backtest.py": "replays archived events byte for byte",
     "flapjack_py/store/bench.py": "counts rq jobs; the raw reference rates",
+    "flapjack_py/store/queues.py": "writes rq jobs: rq needs a non-decoding connection",
 }
 """Data-layer modules with functions taking the bytes client, and why (all others take only the str client)."""
 

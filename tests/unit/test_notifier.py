@@ -12,15 +12,14 @@ import pytest
 
 from flapjack_py.bench.workload import GATEWAYS
 from flapjack_py.config.settings import load_config
+from flapjack_py.model.alerting import AlertingSet, CheckFacts
+from flapjack_py.model.contacts import Contact, Medium
 from flapjack_py.model.notification import Notification, NotificationType
 from flapjack_py.notify import enqueue as delivery
 from flapjack_py.notify.notifier import alert_id, build_alert, shared_fields
 from flapjack_py.notify.rollup import RollupDecision, current_check_facts, decide_rollup
-from flapjack_py.store import rq_jobs
-from flapjack_py.store.contacts import Contact
-from flapjack_py.store.media import Medium
+from flapjack_py.store import queues, rq_jobs
 from flapjack_py.store.plumbing.writes import WriteBuffer
-from flapjack_py.store.rollup import AlertingSet, CheckFacts
 
 NOW = 1_700_000_000
 
@@ -150,10 +149,10 @@ def test_alert_jobs_carry_the_json_of_their_records(rollup: str | None, monkeypa
     monkeypatch.setattr(rq_jobs, "_members", lambda out, *args: encoded.append(len(args[0])) or members_of(out, *args))
     r = fakeredis.FakeRedis()
     with r.pipeline() as pipe:
-        delivery.enqueue_jobs(r, pipe, writes.jobs)
+        queues.enqueue_jobs(r, pipe, writes.jobs)
         hsets = [args for args, _ in pipe.command_stack if args[0] == "HSET"]
     sizes = [len(job.record) for job in writes.jobs]
     assert len(encoded) == 5 and encoded[0] + encoded[1] == sizes[0] - len(shared)  # head and tail: shared taken
     assert encoded[2] + encoded[3] == sizes[1] - len(shared) and encoded[4] == sizes[2]  # the changed one: whole
     data = [zlib.decompress(args[args.index("data") + 1]) for args in hsets]
-    assert data == [json.dumps((delivery.DELIVER_FUNC, None, [job.record], {})).encode() for job in writes.jobs]
+    assert data == [json.dumps((queues.DELIVER_FUNC, None, [job.record], {})).encode() for job in writes.jobs]

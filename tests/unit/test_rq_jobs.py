@@ -12,7 +12,7 @@ from rq import Queue, SimpleWorker
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from flapjack_py.notify import enqueue as delivery
+from flapjack_py.store import queues as delivery
 from flapjack_py.store.jobs import write_jobs
 from flapjack_py.store.plumbing import multi
 from flapjack_py.store.rq_jobs import JobTemplate, TemplateMismatch, stamp, stored
