@@ -12,12 +12,12 @@ from flask import Response, request
 
 from flapjack_py.access import shown_address
 from flapjack_py.errors import AlreadyExists
+from flapjack_py.model.contacts import Contact
 from flapjack_py.model.rules import ALL_MEDIA
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store
-from flapjack_py.store.contacts import Contact
 from flapjack_py.store.plumbing.client import StrRedis
 
 from ..auth import current_principal

@@ -12,10 +12,10 @@ from typing import Any, cast
 from flask import Response
 
 from flapjack_py.access import shown_address
+from flapjack_py.model.contacts import Medium
 from flapjack_py.model.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
 from flapjack_py.store import media as media_store
-from flapjack_py.store.media import Medium
 from flapjack_py.store.plumbing.client import StrRedis, to_int
 
 from ..auth import current_principal
