@@ -52,8 +52,8 @@ def test_a_storm_alerts_every_contact_medium_once_and_workers_deliver_it(
     push_all(real_r, "ok")
     executive.drain()
     commits = []
-    commit = executive._commit
-    executive._commit = lambda batch, pending: commits.append(len(pending)) or commit(batch, pending)  # type: ignore[method-assign]
+    commit = executive.commit.batch
+    executive.commit.batch = lambda batch, pending: commits.append(len(pending)) or commit(batch, pending)  # type: ignore[method-assign]
     push_all(real_r, "critical")
     assert executive.drain() == CHECKS
 
