@@ -51,3 +51,14 @@ class FetchError(FlapjackError):
     """Raised when a document at a URL a user gave cannot be fetched safely (an internal address, unreachable,
     too slow, too large, an HTTP error); the message names the origin and the reason, never the URL's path,
     query or credentials, nor anything the server sent."""
+
+
+class InvalidAlert(FlapjackError):
+    """Raised when an alert payload (a delivery job's argument) misses a required field or has a wrongly typed
+    one; `errors` lists every fault, `alert_id` names the alert when the payload has an id."""
+
+    def __init__(self, errors: list[str], alert_id: str | None = None) -> None:
+        about = f"alert {alert_id}" if alert_id else "alert payload"
+        super().__init__(f"malformed {about}: {'; '.join(errors)}")
+        self.errors = errors
+        self.alert_id = alert_id

@@ -7,10 +7,10 @@ apprise_gw so that it does not shadow the `apprise` library.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
 import apprise
+
+from flapjack_py.model.alert import Alert
 
 from .base import Gateway, PermanentError, TransientError
 
@@ -22,9 +22,9 @@ class AppriseGateway(Gateway):
 
     medium = "apprise"
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         notifier = apprise.Apprise()
-        if not notifier.add(str(alert["address"])):
+        if not notifier.add(alert["address"]):
             raise PermanentError("not a valid Apprise URL for any installed service")
         ok = notifier.notify(title=str(alert.get("subject") or ""), body=str(alert.get("body") or ""),
                              body_format=apprise.NotifyFormat.TEXT)

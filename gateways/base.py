@@ -4,7 +4,8 @@ How a medium plugs in
 ---------------------
 * **A sender** (most media): a subclass of `Gateway` in `gateways/<module>.py`,
   named in `GATEWAYS` below (`medium -> "module:Class"`, imported lazily). It
-  lists its `required` settings and implements `send(alert)`, raising
+  lists its `required` settings and implements `send(alert)` (an `Alert`,
+  flapjack_py.model.alert: the job's payload, checked once by the worker), raising
   `TransientError` (worth retrying: network down, 429, 5xx) or `PermanentError`
   (retrying cannot help: 4xx, 5xx SMTP reply). Transports (an SMTP connection,
   a `requests.Session`, a boto3 client) are built in `__init__` or passed in, and
@@ -35,7 +36,8 @@ import requests
 
 from flapjack_py.config.redaction import SECRET_SETTING
 from flapjack_py.config.settings import Config
-from flapjack_py.errors import ConfigError, FlapjackError
+from flapjack_py.errors import ConfigError, FlapjackError, InvalidAlert
+from flapjack_py.model.alert import Alert, alert_from_json
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store.alerts import AlertStatus
 from flapjack_py.store.plumbing.client import StrRedis
@@ -103,7 +105,7 @@ class Gateway:
         """Seconds between poll() calls while the worker runs (0 = never); once per burst run."""
         return 0.0
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         """Deliver one alert; raise TransientError or PermanentError on failure."""
         raise NotImplementedError
 
@@ -160,7 +162,7 @@ def open_gateway(medium: str, config: Config, session: requests.Session | None =
     return cls(gateway_settings(config, medium, cls.required), session=session)
 
 
-def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: StrRedis, *, last_try: bool) -> str:
+def deliver_alert(gateway: Gateway, alert: Alert, client: StrRedis, *, last_try: bool) -> str:
     """Send one alert and record the outcome on `alert:ID`; return the status.
 
     Already-delivered alerts (a retry after a crash) are skipped. A permanent
@@ -168,12 +170,12 @@ def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: StrRedis, 
     (redacted) reason. Other failures record the reason, keep `queued`, and
     raise DeliveryFailed so the queue retries.
     """
-    alert_id = str(alert.get("id"))
+    alert_id = alert["id"]
     record = alert_store.load_alert(client, alert_id)
     if record and record.get("status") == AlertStatus.DELIVERED:
         log.info("alert %s: already delivered, skipped", alert_id)
         return AlertStatus.DELIVERED
-    if not alert.get("address"):
+    if not alert["address"]:
         return record_failed(client, alert, "no address for this medium", gateway.settings)
     started = time.monotonic()
     try:
@@ -185,30 +187,42 @@ def deliver_alert(gateway: Gateway, alert: Mapping[str, Any], client: StrRedis, 
         if last_try:
             return record_failed(client, alert, reason, gateway.settings)
         log.warning("alert %s (%s): delivery failed, will retry: %s", alert_id, gateway.medium, reason,
-                    extra={"alert_id": alert_id, "check": alert.get("check")})
+                    extra={"alert_id": alert_id, "check": alert["check"]})
         alert_store.set_status(client, alert_id, AlertStatus.QUEUED, error=reason)
         raise DeliveryFailed(reason, getattr(exc, "retry_after", None)) from None
     return record_delivered(client, alert, time.monotonic() - started)
 
 
-def record_delivered(client: StrRedis, alert: Mapping[str, Any], elapsed: float = 0.0) -> str:
+def record_delivered(client: StrRedis, alert: Alert, elapsed: float = 0.0) -> str:
     """Set the alert's status to `delivered` (with `delivered_at`) and log it."""
-    alert_store.set_status(client, str(alert.get("id")), AlertStatus.DELIVERED)
+    alert_id, check, contact = alert["id"], alert["check"], alert["contact"]
+    alert_store.set_status(client, alert_id, AlertStatus.DELIVERED)
     # the address is not logged: for some media (apprise, webhooks) it holds a token
-    log.info("alert %s: delivered by %s to contact %s for %s (%.0f ms)", alert.get("id"), alert.get("media"),
-             alert.get("contact"), alert.get("check"), elapsed * 1000,
-             extra={"alert_id": alert.get("id"), "check": alert.get("check"), "contact": alert.get("contact")})
+    log.info("alert %s: delivered by %s to contact %s for %s (%.0f ms)", alert_id, alert["media"], contact, check,
+             elapsed * 1000, extra={"alert_id": alert_id, "check": check, "contact": contact})
     return AlertStatus.DELIVERED
 
 
-def record_failed(client: StrRedis, alert: Mapping[str, Any], reason: str,
-                  settings: Mapping[str, Any] | None = None) -> str:
+def record_failed(client: StrRedis, alert: Alert, reason: str, settings: Mapping[str, Any] | None = None) -> str:
     """Set the alert's status to `failed` with the redacted reason as `error`, and log it."""
     reason = redact(reason, settings or {})
-    alert_store.set_status(client, str(alert.get("id")), AlertStatus.FAILED, error=reason)
-    log.error("alert %s: delivery by %s for %s failed: %s", alert.get("id"), alert.get("media"),
-              alert.get("check"), reason, extra={"alert_id": alert.get("id"), "check": alert.get("check")})
+    alert_id, check = alert["id"], alert["check"]
+    alert_store.set_status(client, alert_id, AlertStatus.FAILED, error=reason)
+    log.error("alert %s: delivery by %s for %s failed: %s", alert_id, alert["media"], check, reason,
+              extra={"alert_id": alert_id, "check": check})
     return AlertStatus.FAILED
+
+
+def record_failed_job(client: StrRedis, job_id: str, payload: object, reason: str) -> str:
+    """Set the alert of a job that will not run again (its worker died) to `failed`: the alert its payload holds,
+    or, when the payload is malformed, the record named by the job's id (an alert's job has its id)."""
+    try:
+        alert = alert_from_json(payload)
+    except InvalidAlert as exc:
+        log.error("alert %s: delivery failed: %s (%s)", job_id, reason, exc, extra={"alert_id": job_id})
+        alert_store.set_status(client, job_id, AlertStatus.FAILED, error=reason)
+        return AlertStatus.FAILED
+    return record_failed(client, alert, reason)
 
 
 def describe(exc: BaseException) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 import requests
 
 from flapjack_py.config.settings import load_config
+from flapjack_py.model.alert import Alert
 from flapjack_py.notify import render
 
 from .base import Gateway, PermanentError, TransientError
@@ -51,7 +52,7 @@ class EmailGateway(Gateway):
         self._config = load_config({"gateways": {"email": dict(settings)}})
         self._smtp: smtplib.SMTP | None = None
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         """Send the alert; a dropped connection is reopened once."""
         message = self.build_message(alert)
         try:
@@ -60,7 +61,7 @@ class EmailGateway(Gateway):
             self._drop()
             self._send_once(message)
 
-    def build_message(self, alert: Mapping[str, Any]) -> MIMEMultipart:
+    def build_message(self, alert: Alert) -> MIMEMultipart:
         """The multipart message: the alert's subject and text body, the HTML rendered here.
 
         Built with the compat32 MIME classes: the default email policy's header
@@ -71,7 +72,7 @@ class EmailGateway(Gateway):
         message = MIMEMultipart("alternative")
         message["From"] = self.sender
         message["Reply-To"] = self.reply_to
-        message["To"] = str(alert["address"])
+        message["To"] = alert["address"]
         encoded: Any = Header(subject, "utf-8") if not subject.isascii() else subject  # email takes a Header too
         message["Subject"] = encoded
         message["Date"] = formatdate(localtime=True)

@@ -32,6 +32,7 @@ from slixmpp.exceptions import IqError, IqTimeout
 from slixmpp.xmlstream.xmlstream import NotConnectedError
 
 from flapjack_py.config.settings import Config
+from flapjack_py.model.alert import Alert
 from flapjack_py.notify.render import local_time
 from flapjack_py.runtime.connection import open_clients
 from flapjack_py.runtime.supervisor import EXIT_CONFIG
@@ -268,9 +269,9 @@ class JabberSender:
         self.loop = loop
         self.settings = settings
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         """Send the alert's body as groupchat (address is a joined room) or chat; raise TransientError."""
-        address = str(alert["address"])
+        address = alert["address"]
         groupchat = _bare(address) in self.client.settings.rooms
         future = asyncio.run_coroutine_threadsafe(
             self.client.deliver(address, str(alert.get("body") or ""), groupchat), self.loop)

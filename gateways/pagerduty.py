@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.model.alert import Alert
 from flapjack_py.model.events import action_event
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
@@ -49,7 +50,7 @@ class PagerDutyGateway(Gateway):
         """Seconds between ack polls (0 = off)."""
         return float(self.settings.get("ack_poll_interval", 10))
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         """POST the alert as a v2 (default) or v1 event."""
         base = str(self.settings.get("events_url", EVENTS_URL)).rstrip("/")
         if str(self.settings.get("events_api", "v2")) == "v1":
@@ -78,25 +79,25 @@ class PagerDutyGateway(Gateway):
         return _acknowledger_name(incidents[0])
 
 
-def v2_event(alert: Mapping[str, Any]) -> dict[str, Any]:
+def v2_event(alert: Alert) -> dict[str, Any]:
     """The Events API v2 body of an alert."""
-    entity, _, check = str(alert["check"]).partition(":")
-    state = str(alert.get("state") or "")
+    entity, _, check = alert["check"].partition(":")
+    state = alert["state"] or ""
     return {
         "routing_key": alert["address"], "dedup_key": alert["check"],
-        "event_action": ACTIONS.get(str(alert.get("type")), "trigger"), "client": "Flapjack",
-        "payload": {"summary": str(alert.get("body") or "")[:1024], "source": entity, "component": check,
+        "event_action": ACTIONS.get(alert["type"], "trigger"), "client": "Flapjack",
+        "payload": {"summary": (alert.get("body") or "")[:1024], "source": entity, "component": check,
                     "severity": SEVERITIES.get(state, "info"),
                     "custom_details": {"HOSTNAME": entity, "SERVICE": check, "state": state,
                                        "summary": alert.get("summary") or "", "details": alert.get("details") or ""}},
     }
 
 
-def v1_event(alert: Mapping[str, Any]) -> dict[str, Any]:
+def v1_event(alert: Alert) -> dict[str, Any]:
     """The v1 generic-endpoint body of an alert."""
-    entity, _, check = str(alert["check"]).partition(":")
+    entity, _, check = alert["check"].partition(":")
     return {"service_key": alert["address"], "incident_key": alert["check"],
-            "event_type": ACTIONS.get(str(alert.get("type")), "trigger"),
+            "event_type": ACTIONS.get(alert["type"], "trigger"),
             "description": alert.get("body") or "", "details": {"HOSTNAME": entity, "SERVICE": check}}
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
-from typing import Any
+
+from flapjack_py.model.alert import Alert
 
 from .base import Gateway
 
@@ -25,7 +25,7 @@ class SlackGateway(Gateway):
     medium = "slack"
     required = ("endpoint",)
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         address = str(alert.get("address") or "").lstrip("#")
         payload = {"channel": f"#{address or 'general'}",
                    "username": str(self.settings.get("account_sid") or "flapjack"),

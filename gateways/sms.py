@@ -6,9 +6,8 @@ Each sends the alert's body, cut to 159 characters, to the address (a phone numb
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
+from flapjack_py.model.alert import Alert
 from flapjack_py.notify import render
 
 from .base import Gateway, PermanentError, TransientError
@@ -22,7 +21,7 @@ NEXMO_URL = "https://rest.nexmo.com/sms/json"
 NEXMO_THROTTLED = "1"
 
 
-def sms_text(alert: Mapping[str, Any]) -> str:
+def sms_text(alert: Alert) -> str:
     """The alert's body truncated to 159 characters."""
     return render.truncate(str(alert.get("body") or ""), SMS_MAX)
 
@@ -33,7 +32,7 @@ class MessageNetGateway(Gateway):
     medium = "sms"
     required = ("username", "password")
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         params = {"Username": self.settings["username"], "Pwd": self.settings["password"],
                   "PhoneNumber": alert["address"], "PhoneMessage": sms_text(alert)}
         self.get(str(self.settings.get("endpoint", MESSAGENET_URL)), params=params, ok=range(200, 207))
@@ -45,7 +44,7 @@ class TwilioGateway(Gateway):
     medium = "sms_twilio"
     required = ("account_sid", "auth_token", "from")
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         sid = str(self.settings["account_sid"])
         url = str(self.settings.get("endpoint") or TWILIO_URL.format(sid=sid))
         data = {"To": alert["address"], "From": self.settings["from"], "Body": sms_text(alert)}
@@ -58,7 +57,7 @@ class NexmoGateway(Gateway):
     medium = "sms_nexmo"
     required = ("api_key", "secret", "from")
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         data = {"api_key": self.settings["api_key"], "api_secret": self.settings["secret"],
                 "from": self.settings["from"], "to": alert["address"], "text": sms_text(alert)}
         reply = self.post(str(self.settings.get("endpoint", NEXMO_URL)), data=data).json()

@@ -14,6 +14,7 @@ import boto3
 import botocore.exceptions
 import requests
 
+from flapjack_py.model.alert import Alert
 from flapjack_py.notify import render
 
 from .base import Gateway, PermanentError, TransientError
@@ -38,10 +39,10 @@ class SnsGateway(Gateway):
             aws_access_key_id=str(settings["access_key"]), aws_secret_access_key=str(settings["secret_key"]),
             endpoint_url=settings.get("endpoint_url") or None)
 
-    def send(self, alert: Mapping[str, Any]) -> None:
+    def send(self, alert: Alert) -> None:
         subject = render.truncate(str(alert.get("subject") or ""), render.SNS_SUBJECT_MAX)
         try:
-            self.client.publish(TopicArn=str(alert["address"]), Subject=subject or "Flapjack",
+            self.client.publish(TopicArn=alert["address"], Subject=subject or "Flapjack",
                                 Message=str(alert.get("body") or ""))
         except botocore.exceptions.ClientError as exc:
             code = str(exc.response.get("Error", {}).get("Code", ""))

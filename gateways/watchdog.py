@@ -13,12 +13,12 @@ import logging
 import threading
 import time
 import uuid
-from typing import Any
 
 import redis
 
 from flapjack_py.config.settings import Config
 from flapjack_py.errors import ConfigError
+from flapjack_py.model.alert import Alert
 from flapjack_py.runtime.connection import open_clients
 from flapjack_py.runtime.watchdog import Announcement, Notice, Watchdog
 from flapjack_py.store import media as media_store
@@ -86,7 +86,7 @@ class ContactSender:
         return self._gateways[medium]
 
     @staticmethod
-    def _alert(notice: Notice, contact_id: str, medium: str, address: str) -> dict[str, Any]:
+    def _alert(notice: Notice, contact_id: str, medium: str, address: str) -> Alert:
         down = notice.kind == Announcement.DOWN
         return {"id": f"watchdog-{uuid.uuid4().hex}", "timestamp": int(time.time()), "time": notice.since,
                 "contact": contact_id, "media": medium, "address": address, "check": WATCHDOG_CHECK,

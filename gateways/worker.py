@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import redis
@@ -31,6 +31,7 @@ from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegis
 from rq.serializers import JSONSerializer
 
 from flapjack_py.config.settings import Config, read_config_file
+from flapjack_py.model.alert import alert_from_json
 from flapjack_py.model.heartbeat import Heartbeat
 from flapjack_py.runtime.connection import clients_for, open_clients
 from flapjack_py.store.plumbing.client import BytesRedis, Clients, StrRedis
@@ -63,11 +64,13 @@ _store_clients: weakref.WeakKeyDictionary[Any, StrRedis] = weakref.WeakKeyDictio
 registered where it is composed (use_clients), else made once for a plain rq worker's connection."""
 
 
-def deliver(alert: dict[str, Any]) -> str:
-    """rq job function: deliver one alert through its medium's gateway; return the status."""
+def deliver(payload: object) -> str:
+    """rq job function: deliver one alert (its decoded JSON payload, checked here: InvalidAlert when malformed)
+    through its medium's gateway; return the status."""
     job = get_current_job()
     assert job is not None, "deliver() runs inside an rq job"
-    gateway = _gateway_for(str(alert.get("media")))
+    alert = alert_from_json(payload)
+    gateway = _gateway_for(alert["media"])
     try:
         return base.deliver_alert(gateway, alert, _store_client(job.connection), last_try=not job.retries_left)
     except base.DeliveryFailed as exc:
@@ -352,7 +355,6 @@ def _requeue_or_fail(client: BytesRedis, queue: Queue, job_id: str, pipe: Any) -
         job = Job.fetch(job_id, connection=client, serializer=JSONSerializer)
     except NoSuchJobError:
         return
-    alert = job.args[0] if job.args else {"id": job_id}
     if job.retries_left and job.retries_left > 0:
         log.warning("alert %s: %s; retrying", job_id, ABANDONED_REASON)
         job.retry(queue, pipe)
@@ -360,15 +362,13 @@ def _requeue_or_fail(client: BytesRedis, queue: Queue, job_id: str, pipe: Any) -
     job.set_status(JobStatus.FAILED, pipeline=pipe)
     FailedJobRegistry(queue.name, connection=client, serializer=JSONSerializer).add(
         job, ttl=job.failure_ttl, exc_string=ABANDONED_REASON, pipeline=pipe)
-    base.record_failed(_store_client(client), alert, ABANDONED_REASON)
+    base.record_failed_job(_store_client(client), job_id, job.args[0] if job.args else None, ABANDONED_REASON)
 
 
 def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -> bool:
     """rq exception handler: when rq itself gives up an abandoned job, mark its alert failed."""
     if exc_type is AbandonedJobError and not (job.retries_left and job.retries_left > 0) and job.args:
-        alert = job.args[0]
-        if isinstance(alert, Mapping):
-            base.record_failed(_store_client(job.connection), alert, ABANDONED_REASON)
+        base.record_failed_job(_store_client(job.connection), job.id, job.args[0], ABANDONED_REASON)
     return True
 
 

@@ -12,11 +12,11 @@ import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 import redis
 
 from flapjack_py import keys
+from flapjack_py.model.alert import Alert
 from flapjack_py.model.checks import ack_hash
 from flapjack_py.model.escalation import Paged, State, advance, step_due, with_alerted
 from flapjack_py.model.notification import Notification, NotificationType
@@ -101,7 +101,7 @@ def _decide(by: Escalating, writes: WriteBuffer, entity: str, check: str, state:
 
 
 def _notify(by: Escalating, writes: WriteBuffer, entity: str, check: str, fields: Mapping[str, str], now: int,
-            paged: Mapping[str, Paged]) -> list[dict[str, Any]]:
+            paged: Mapping[str, Paged]) -> list[Alert]:
     state = fields.get("state", "critical")
     check_id = keys.check_id(entity, check)
     problem = Notification(event_id=check_id, entity=entity, check=check, state=state, type=NotificationType.PROBLEM,

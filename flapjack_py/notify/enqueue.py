@@ -12,12 +12,11 @@ retries see jobs exactly as rq writes them.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
 import redis
 
 from flapjack_py.config.settings import KNOWN_MEDIA, Config
+from flapjack_py.model.alert import Alert
 from flapjack_py.notify.render import SharedTexts, render_alert
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store.alerts import AlertStatus
@@ -45,7 +44,7 @@ _retry_settings: dict[tuple[int, str], tuple[Config, RetrySetting]] = {}
 
 
 
-def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
+def add_alert(writes: WriteBuffer, alert: Alert, config: Config,
               texts: SharedTexts | None = None, shared: SharedMembers | None = None) -> str:
     """Render `alert`, record it on `writes` and, when its gateway is enabled, add its job to `writes.jobs`.
 
@@ -60,11 +59,11 @@ def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
     except Exception as exc:  # a bad override template: this alert fails, not its event
         log.error("alert %s for contact %s on %s: rendering failed: %s", alert["id"], alert["contact"], medium, exc)
         alert["subject"], alert["body"] = "", ""
-        alert_store.add_alert(writes, dict(alert, status=AlertStatus.FAILED, error=f"rendering failed: {exc}"),
-                              config.executive.alert_retention)
+        failed: Alert = {**alert, "status": AlertStatus.FAILED, "error": f"rendering failed: {exc}"}
+        alert_store.add_alert(writes, failed, config.executive.alert_retention)
         return AlertStatus.FAILED
     status = AlertStatus.QUEUED if config.gateway_enabled(medium) else AlertStatus.UNDELIVERABLE
-    record = dict(alert, status=status)
+    record: Alert = {**alert, "status": status}
     alert_store.add_alert(writes, record, config.executive.alert_retention)
     if status == AlertStatus.UNDELIVERABLE:
         log.warning("alert %s: gateway %s is not enabled; recorded as undeliverable", alert["id"], medium)
@@ -75,15 +74,14 @@ def add_alert(writes: WriteBuffer, alert: dict[str, Any], config: Config,
 
 
 
-def enqueue_alert(connection: BytesRedis, pipe: redis.client.Pipeline, alert: Mapping[str, Any],
-                  config: Config) -> str:
+def enqueue_alert(connection: BytesRedis, pipe: redis.client.Pipeline, alert: Alert, config: Config) -> str:
     """Record and enqueue one alert whose subject/body are already set, on `pipe` (in MULTI mode); return the status.
 
     Used to put a single alert on its queue outside a batch (tests, tools).
     """
     medium = alert["media"]
     status = AlertStatus.QUEUED if config.gateway_enabled(medium) else AlertStatus.UNDELIVERABLE
-    record = dict(alert, status=status)
+    record: Alert = {**alert, "status": status}
     alert_store.add_alert(pipe, record, config.executive.alert_retention)
     if status == AlertStatus.QUEUED:
         enqueue_jobs(connection, pipe, [JobData(medium, record, _retry_setting(config, medium))])
@@ -110,9 +108,12 @@ def prepare(connection: BytesRedis, config: Config) -> None:
         if not config.gateway_enabled(medium):
             continue
         job_template(connection, medium, _retry_setting(config, medium))
-        for extra in ({}, {"rollup": "problem", "rollup_alerts": {}, "rollup_threshold": 1}):
-            sample = {"id": PLACEHOLDER_ID, "media": medium, "contact": "", "event_id": "host:check",
-                      "notification_type": "problem", "state": "critical", "time": 0, **extra}
+        for rollup in ("", "problem"):
+            sample: Alert = {"id": PLACEHOLDER_ID, "media": medium, "contact": "", "event_id": "host:check",
+                             "notification_type": "problem", "state": "critical", "time": 0, "timestamp": 0,
+                             "address": "", "check": "host:check", "type": "problem", "rollup": rollup}
+            if rollup:
+                sample["rollup_alerts"], sample["rollup_threshold"] = {}, 1
             try:
                 render_alert(sample, config)
             except Exception as exc:  # a user's template: its alerts say what is wrong with it

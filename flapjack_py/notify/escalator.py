@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from flapjack_py.model.alert import Alert
 from flapjack_py.model.contacts import ContactDetails, Medium
 from flapjack_py.model.escalation import Paged, State, on_notification, with_alerted
 from flapjack_py.model.notification import Notification
@@ -68,11 +69,11 @@ class BatchEscalations:
         return [(details[c], details[c].media[m]) for c, m in ended.alerted
                 if (c, m) not in have and c in details and m in details[c].media and details[c].media[m].address]
 
-    def alerted(self, request: NotifyRequest, alerts: Sequence[Mapping[str, object]]) -> None:
+    def alerted(self, request: NotifyRequest, alerts: Sequence[Alert]) -> None:
         """Record on the check's running escalation the media its problem alerts reached."""
         n = request.notification
         state = self.states.get(n.event_id)
-        pairs = [(str(a["contact"]), str(a["media"])) for a in alerts if a.get("escalation_policy")]
+        pairs = [(a["contact"], a["media"]) for a in alerts if a.get("escalation_policy")]
         if request.escalation is None and pairs and state is not None and state.running:
             self.states[n.event_id] = with_alerted(state, pairs)
             store.save_state(request.writes, n.entity, n.check, self.states[n.event_id])

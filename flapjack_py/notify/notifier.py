@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flapjack_py.config.settings import KNOWN_MEDIA, Config
+from flapjack_py.model.alert import Alert, AlertShared, RollupEntry
 from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.model.contacts import Contact, ContactDetails, Medium
 from flapjack_py.model.escalation import Paged
@@ -96,7 +97,7 @@ class Notifier:
                 log.exception("%s: notifying failed", request.notification.event_id)
                 request.error = exc
 
-    def _notify_one(self, view: _BatchView, request: NotifyRequest) -> list[dict[str, Any]]:
+    def _notify_one(self, view: _BatchView, request: NotifyRequest) -> list[Alert]:
         """Decide one notification's alerts and record its decision trace with its writes."""
         notification = request.notification
         trace = Trace.for_notification(notification, request.now)
@@ -105,7 +106,7 @@ class Notifier:
                               self.config.executive.decision_trace_length)
         return alerts
 
-    def _alerts(self, view: _BatchView, request: NotifyRequest, trace: Trace) -> list[dict[str, Any]]:
+    def _alerts(self, view: _BatchView, request: NotifyRequest, trace: Trace) -> list[Alert]:
         notification, now, writes = request.notification, request.now, request.writes
         paged = view.escalations.paged(request)
         contacts = view.contacts_of(notification.event_id, paged)
@@ -136,7 +137,7 @@ class Notifier:
                 continue
             alert = build_alert(notification, details.contact, medium, decision, facts, now, shared)
             if cid in paged:
-                alert.update(escalation_policy=paged[cid].policy, escalation_level=paged[cid].level)
+                alert["escalation_policy"], alert["escalation_level"] = paged[cid].policy, paged[cid].level
             members = members or shared_members(shared)
             if self._emit(view, writes, notification, medium, alert, trace, texts, drops, members):
                 alerts.append(alert)
@@ -171,7 +172,7 @@ class Notifier:
         return targets
 
     def _emit(self, view: _BatchView, writes: WriteBuffer, notification: Notification, medium: Medium,
-              alert: dict[str, Any], trace: Trace, texts: SharedTexts, drops: DropKeys,
+              alert: Alert, trace: Trace, texts: SharedTexts, drops: DropKeys,
               members: SharedMembers | None = None) -> bool:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
         writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
@@ -308,7 +309,7 @@ def _write_rollup(writes: WriteBuffer, contact_id: str, medium: Medium, event_id
 # --- alerts (engine.md 5.5) -----------------------------------------------
 
 
-def shared_fields(notification: Notification) -> dict[str, Any]:
+def shared_fields(notification: Notification) -> AlertShared:
     """The alert payload fields all alerts of a notification have alike, after the contact's (payload order)."""
     return {"event_id": notification.event_id, "event_hash": notification.event_hash,
             "summary": notification.summary, "details": notification.details, "time": notification.time,
@@ -325,18 +326,23 @@ def alert_id() -> str:
 
 
 def build_alert(notification: Notification, contact: Contact, medium: Medium, decision: RollupDecision,
-                facts: Mapping[str, CheckFacts], now: int, shared: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                facts: Mapping[str, CheckFacts], now: int, shared: AlertShared | None = None) -> Alert:
     """The alert payload (contract.md 6 + engine.md 5.5), without subject/body. Pure.
 
     `shared`: the notification's shared_fields, when the caller made them once for all its alerts.
     """
-    common = shared_fields(notification) if shared is None else shared
-    alert: dict[str, Any] = {
+    c = shared_fields(notification) if shared is None else shared
+    # the shared fields spelled out, in shared_fields' order (`**c` would leave mypy unsure which keys it adds);
+    # the same objects, so rq_jobs.record_json takes their JSON as made once (a copy of the tags: one per alert)
+    alert: Alert = {
         "id": alert_id(), "timestamp": now, "contact": contact.id, "media": medium.type,
-        "address": medium.address, "check": notification.event_id, "type": common["notification_type"],
+        "address": medium.address, "check": notification.event_id, "type": c["notification_type"],
         "rollup": decision.rollup, "state": notification.state,
         "contact_id": contact.id, "contact_first_name": contact.first_name or "",
-        "contact_last_name": contact.last_name or "", **common, "tags": list(common["tags"]),
+        "contact_last_name": contact.last_name or "", "event_id": c["event_id"], "event_hash": c["event_hash"],
+        "summary": c["summary"], "details": c["details"], "time": c["time"], "duration": c["duration"],
+        "last_state": c["last_state"], "last_summary": c["last_summary"], "state_duration": c["state_duration"],
+        "tags": list(c["tags"]), "notification_type": c["notification_type"], "event_count": c["event_count"],
     }
     if decision.rollup:
         alert["rollup_alerts"] = {m: _rollup_entry(facts[m], now) for m in decision.members}
@@ -344,6 +350,6 @@ def build_alert(notification: Notification, contact: Contact, medium: Medium, de
     return alert
 
 
-def _rollup_entry(facts: CheckFacts, now: int) -> dict[str, Any]:
+def _rollup_entry(facts: CheckFacts, now: int) -> RollupEntry:
     duration = now - facts.last_change if facts.last_change is not None else 0
     return {"duration": duration, "state": facts.state, "summary": facts.summary or ""}

@@ -26,6 +26,7 @@ from jinja2 import nodes
 from flapjack_py.config.settings import Config
 from flapjack_py.config.template_files import environment, override_key, template
 from flapjack_py.durations import MONTH, YEAR, words
+from flapjack_py.model.alert import Alert, RollupEntry
 from flapjack_py.model.events import DEFAULT_ACK_DURATION
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ PER_CONTACT_FIELDS = {"id": (), "contact": (), "contact_id": (), "address": (), 
 """Alert fields that differ between the alerts of one notification besides the medium and the rollup
 decision, with the template variables computed from them (alert_context)."""
 ROLLUP_FIELDS = ("rollup", "rollup_alerts", "rollup_threshold")
+"""Alert fields rollup's decision sets: alerts of one notification with other values are rendered apart."""
 
 
 SharedTexts = dict[tuple[Any, ...], Any]
@@ -60,7 +62,7 @@ class _Part:
     keyed: tuple[str, ...] = ()  # of `fields`, those read otherwise than through a slot: its text's key
 
 
-def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts | None = None) -> tuple[str, str]:
+def render_alert(alert: Alert, config: Config, shared: SharedTexts | None = None) -> tuple[str, str]:
     """Return (subject, body) for `alert` on its medium (`alert["media"]`).
 
     The subject is the email-style subject for email, SNS (cut to 100 chars) and
@@ -74,23 +76,24 @@ def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts |
     """
     medium = str(alert.get("media", ""))
     kind = "rollup" if alert.get("rollup") else "alert"
+    by_name: Mapping[str, object] = alert  # fields read by name: ROLLUP_FIELDS, a template's (_Part)
     shared = {} if shared is None else shared
     found = shared.get((None, medium, kind))  # a text's key starts with its medium, never None
     if found is None:
         settings = config.gateway(medium)
         found = shared[(None, medium, kind)] = (settings, _parts(medium, kind, override_key(settings.get("templates"))))
     settings, parts = found
-    rollup = json.dumps([alert.get(f) for f in ROLLUP_FIELDS], sort_keys=True, default=str) if kind == "rollup" else ""
+    rollup = json.dumps([by_name.get(f) for f in ROLLUP_FIELDS], sort_keys=True, default=str) if kind == "rollup" else ""
     texts = []
     for part in parts:
         values = _slot_values(alert, part.slots) if part.slots else None
         if values is None:
-            key = (medium, part.name, rollup, *map(repr, map(alert.get, part.fields)))
+            key = (medium, part.name, rollup, *map(repr, map(by_name.get, part.fields)))
             text = shared.get(key)
             if text is None:
                 text = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared)
         else:  # rendered once with stand-ins for its slots, then each alert's values put in their place
-            key = (medium, part.name, rollup, None, *map(repr, map(alert.get, part.keyed)))
+            key = (medium, part.name, rollup, None, *map(repr, map(by_name.get, part.keyed)))
             raw = shared.get(key)
             if raw is None:
                 raw = shared[key] = _render_part(alert, part, (medium, rollup), settings, shared, stand_ins=True)
@@ -101,12 +104,13 @@ def render_alert(alert: Mapping[str, Any], config: Config, shared: SharedTexts |
     return (texts[1] if len(texts) > 1 else ""), texts[0]
 
 
-def _slot_values(alert: Mapping[str, Any], slots: tuple[str, ...]) -> list[str] | None:
+def _slot_values(alert: Alert, slots: tuple[str, ...]) -> list[str] | None:
     """The alert's values of the variables `slots`, or None when one is not a str (rendered for the alert)."""
     derived = _per_contact_variables(alert)
+    by_name: Mapping[str, object] = alert
     values = []
     for slot in slots:
-        value = derived[slot] if slot in derived else alert.get(slot, "")  # absent: Undefined, ''
+        value = derived[slot] if slot in derived else by_name.get(slot, "")  # absent: Undefined, ''
         if type(value) is not str:
             return None
         values.append(value)
@@ -126,7 +130,7 @@ def _parts(medium: str, kind: str, override: tuple[str, ...] | str | None) -> tu
     return tuple(parts)
 
 
-def _render_part(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
+def _render_part(alert: Alert, part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
                  shared: SharedTexts, stand_ins: bool = False) -> str:
     """Render one of an alert's templates with the variables it reads (all when not known); with `stand_ins`,
     its slots' stand-ins in place of their values, and the text not finished (_finished)."""
@@ -172,7 +176,7 @@ def _slots(medium: str, name: str, override: tuple[str, ...] | str | None) -> tu
     return tuple(sorted(v for v in _PER_CONTACT_VARIABLES if bare[v] and bare[v] == every[v]))
 
 
-def _read_context(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
+def _read_context(alert: Alert, part: _Part, key: tuple[str, str], settings: Mapping[str, Any],
                   shared: SharedTexts) -> dict[str, Any]:
     """The variables `part` reads of alert_context(alert, settings): those an earlier alert of the notification
     (same medium and rollup decision) had, with this alert's per-contact fields."""
@@ -197,7 +201,7 @@ def _read_context(alert: Mapping[str, Any], part: _Part, key: tuple[str, str], s
     return context
 
 
-def _shared_context(alert: Mapping[str, Any], key: tuple[str, str], settings: Mapping[str, Any],
+def _shared_context(alert: Alert, key: tuple[str, str], settings: Mapping[str, Any],
                     shared: SharedTexts) -> dict[str, Any]:
     """alert_context(alert, settings), from the one of an earlier alert of the notification (same rollup
     decision) with this alert's medium, its gateway's alias and its per-contact fields."""
@@ -211,12 +215,13 @@ def _shared_context(alert: Mapping[str, Any], key: tuple[str, str], settings: Ma
     return context
 
 
-def _set_per_contact(context: dict[str, Any], alert: Mapping[str, Any], read: frozenset[str] | None = None) -> None:
+def _set_per_contact(context: dict[str, Any], alert: Alert, read: frozenset[str] | None = None) -> None:
     """Set in `context` the alert's medium and per-contact fields, and the variables computed from them
     (only those in `read`, unless None)."""
+    by_name: Mapping[str, object] = alert
     for name in _copied_fields(read):
-        if name in alert:
-            context[name] = alert[name]
+        if name in by_name:
+            context[name] = by_name[name]
         else:
             context.pop(name, None)
     for name, value in _per_contact_variables(alert).items():
@@ -249,7 +254,7 @@ def _variables(medium: str, name: str, override: tuple[str, ...] | str | None) -
     return frozenset(jinja2.meta.find_undeclared_variables(tree))
 
 
-def render_template(medium: str, name: str, alert: Mapping[str, Any], config: Config,
+def render_template(medium: str, name: str, alert: Alert, config: Config,
                     override_medium: str | None = None) -> str:
     """Render one named template of a medium (e.g. `alert.html` of email) for an alert.
 
@@ -272,7 +277,7 @@ def _render(medium: str, name: str, context: Mapping[str, Any], settings: Mappin
     return text
 
 
-def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def alert_context(alert: Alert, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The variables templates see: the payload's fields plus the engine.md 6.1 wording."""
     settings = settings or {}
     entity, _, check = str(alert.get("event_id") or alert.get("check") or "").partition(":")
@@ -283,7 +288,8 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
     rollup = [_rollup_row(cid, info) for cid, info in rollup_alerts.items()]
     state_duration = _int(alert.get("state_duration"))
     stamp = _int(alert.get("time"))
-    ctx = dict(alert)
+    last_state = alert.get("last_state")
+    ctx: dict[str, Any] = dict(alert)
     ctx.update(
         entity=entity, check_name=check, type_title=type_title(type_, str(alert.get("rollup") or "")),
         state_title=state_title(state), state_clause=state_clause(type_, state),
@@ -292,7 +298,7 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
         time_local=local_time(stamp) if stamp else "",
         time_short=short_time(when),
         duration_text=dur(state_duration) if state_duration and state_duration > 40 else "",
-        last_state_title=state_title(str(alert["last_state"])) if alert.get("last_state") else "",
+        last_state_title=state_title(str(last_state)) if last_state else "",
         last_summary=alert.get("last_summary") or "",
         rollup_rows=sorted(rollup, key=lambda row: row["duration"]),
         rollup_summary=rollup_summary(rollup_alerts) if rollup_alerts else "",  # as of none: a storm's alerts
@@ -307,7 +313,7 @@ def alert_context(alert: Mapping[str, Any], settings: Mapping[str, Any] | None =
     return ctx
 
 
-def _per_contact_variables(alert: Mapping[str, Any]) -> dict[str, Any]:
+def _per_contact_variables(alert: Alert) -> dict[str, Any]:
     """The template variables derived from per-contact fields (PER_CONTACT_FIELDS)."""
     return {"first_name": alert.get("contact_first_name") or ""}
 
@@ -379,13 +385,13 @@ def dur(seconds: int | None) -> str:
     return " ".join(parts)
 
 
-def rollup_summary(rollup_alerts: Mapping[str, Mapping[str, Any]]) -> str:
+def rollup_summary(rollup_alerts: Mapping[str, RollupEntry]) -> str:
     """`Critical: 2, Warning: 1` over the rollup alerts' states."""
     groups = _by_state(rollup_alerts)
     return ", ".join(f"{state_title(s)}: {len(groups[s])}" for s in ROLLUP_STATES if groups[s])
 
 
-def rollup_detail(rollup_alerts: Mapping[str, Mapping[str, Any]], limit: int) -> str:
+def rollup_detail(rollup_alerts: Mapping[str, RollupEntry], limit: int) -> str:
     """`Critical: a:x, b:y, ...; Warning: c:z` listing at most `limit` check ids per state."""
     groups = _by_state(rollup_alerts)
     out = []
@@ -421,14 +427,14 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _by_state(rollup_alerts: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+def _by_state(rollup_alerts: Mapping[str, RollupEntry]) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {s: [] for s in ROLLUP_STATES}
     for check_id, info in rollup_alerts.items():
         groups.setdefault(str(info.get("state")), []).append(check_id)
     return groups
 
 
-def _rollup_row(check_id: str, info: Mapping[str, Any]) -> dict[str, Any]:
+def _rollup_row(check_id: str, info: RollupEntry) -> dict[str, Any]:
     entity, _, check = check_id.partition(":")
     duration = _int(info.get("duration")) or 0
     return {"entity": entity, "check": check, "state_title": state_title(str(info.get("state") or "")),

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from flapjack_py.config.redaction import mask_address
 from flapjack_py.config.settings import Config
+from flapjack_py.model.alert import Alert
 from flapjack_py.model.escalation import Paged
 from flapjack_py.model.notification import Notification
 from flapjack_py.notify.rollup import FactsChange
@@ -32,7 +33,7 @@ class NotifyRequest:
     entity_id: str | None
     writes: WriteBuffer
     latest: bool = False  # its event changed the state just now (executive: its previous run is the newest change)
-    alerts: list[dict[str, Any]] = field(default_factory=list)  # filled by Notifier.notify
+    alerts: list[Alert] = field(default_factory=list)  # filled by Notifier.notify
     error: Exception | None = None  # set when deciding this notification failed (its event is rejected)
     escalation: Mapping[str, Paged] | None = None  # an escalation step (flapjack_py.notify.escalator): whom it pages
 

@@ -8,9 +8,9 @@ import logging
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.model.alert import Alert
 from flapjack_py.store import metrics
 from flapjack_py.store.plumbing.client import StrRedis, to_int
 from flapjack_py.store.plumbing.writes import Writes
@@ -36,21 +36,22 @@ class AlertStatus:
     UNDELIVERABLE = "undeliverable"
 
 
-def to_record(alert: Mapping[str, Any]) -> dict[str, str]:
+def to_record(alert: Alert) -> dict[str, str]:
     """The alert:ID hash fields of an alert payload (None -> ''), and its `error` when it has one."""
+    fields: Mapping[str, object] = alert  # read by name (RECORD_FIELDS, OPTIONAL_FIELDS)
     record = {}
     for name in RECORD_FIELDS:  # a loop and no str() of a str: a fifth fewer instructions than a comprehension
-        value = alert.get(name)
+        value = fields.get(name)
         record[name] = value if type(value) is str else "" if value is None else str(value)
     if alert.get("error"):
         record["error"] = str(alert["error"])
     for name in OPTIONAL_FIELDS:
-        if alert.get(name) is not None:
-            record[name] = str(alert[name])
+        if (value := fields.get(name)) is not None:
+            record[name] = str(value)
     return record
 
 
-def add_alert(pipe: Writes, alert: Mapping[str, Any], retention: int) -> None:
+def add_alert(pipe: Writes, alert: Alert, retention: int) -> None:
     """Record `alert` (with `status` set) and index it.
 
     The record has no TTL of its own (one command fewer per alert in a storm's commit): the executive's
@@ -68,7 +69,7 @@ def add_alert(pipe: Writes, alert: Mapping[str, Any], retention: int) -> None:
     pipe.zadd(keys.alerts_by_check(entity, check), member)
     pipe.zadd(by_time, member)
     pipe.expire(by_time, retention + 86400)
-    metrics.count_alert(pipe, str(medium), str(alert.get("type") or ""), str(alert.get("status") or ""))
+    metrics.count_alert(pipe, str(medium), str(alert["type"] or ""), str(alert.get("status") or ""))
 
 
 @functools.lru_cache(maxsize=64)
@@ -142,7 +143,7 @@ def alert_ids(client: StrRedis, index: str, start: float | str = "-inf", end: fl
     return list(ids)
 
 
-def payload_json(alert: Mapping[str, Any]) -> str:
+def payload_json(alert: Alert) -> str:
     """The alert as JSON text (as carried by the rq job)."""
     return json.dumps(dict(alert), sort_keys=True)
 

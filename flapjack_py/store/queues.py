@@ -4,20 +4,21 @@ the caller's MULTI, so rq workers, the failed-job registry and retries see jobs 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 import redis
 from rq import Queue, Retry
 from rq.queue import EnqueueData
 from rq.serializers import JSONSerializer
 
+from flapjack_py.model.alert import Alert
 from flapjack_py.store.jobs import write_jobs
 from flapjack_py.store.plumbing.client import BytesRedis
 from flapjack_py.store.rq_jobs import PLACEHOLDER_ID, JobTemplate, SharedMembers, Strings, stamp
 
 DELIVER_FUNC = "gateways.worker.deliver"
-"""Dotted path of the rq job function; its one argument is the alert payload (a dict)."""
+"""Dotted path of the rq job function; its one argument is the alert payload (an Alert, as JSON)."""
 RESULT_TTL = 3600
 FAILURE_TTL = 7 * 86400
 RetrySetting = tuple[int, tuple[int, ...]] | None
@@ -27,7 +28,7 @@ class JobData(NamedTuple):
     A named tuple: one per alert (a frozen dataclass took ~10k instructions to make)."""
 
     medium: str
-    record: dict[str, Any]
+    record: Alert
     retry: RetrySetting
     shared: SharedMembers | None = None  # fields its record holds alike with other jobs' (rq_jobs.record_json)
 
@@ -58,7 +59,7 @@ def enqueue_jobs(connection: BytesRedis, pipe: redis.client.Pipeline, jobs: Iter
         write_jobs(pipe, prepared, stamp())
 
 
-def job_data(record: Mapping[str, Any], retry: RetrySetting) -> EnqueueData:
+def job_data(record: Alert, retry: RetrySetting) -> EnqueueData:
     """rq's description of the delivery job of an alert record, as `Queue.enqueue_many` takes it."""
     return Queue.prepare_data(DELIVER_FUNC, args=(dict(record),), job_id=record["id"],
                               retry=Retry(max=retry[0], interval=list(retry[1])) if retry else None,
@@ -69,12 +70,13 @@ def job_template(connection: BytesRedis, medium: str, retry: RetrySetting) -> Jo
     """What rq writes for a job on the medium's queue with these retries (recorded once)."""
     template = _templates.get((medium, retry))
     if template is None:
-        sample = {"id": PLACEHOLDER_ID, "media": medium, "contact": ""}
+        sample: Alert = {"id": PLACEHOLDER_ID, "media": medium, "contact": "", "timestamp": 0, "address": "",
+                         "check": "", "type": "", "rollup": "", "state": ""}  # its data is per job: not kept
         template = _templates[(medium, retry)] = JobTemplate(queue_for(connection, medium), job_data(sample, retry))
     return template
 
 
-def _description(record: Mapping[str, Any]) -> str:
+def _description(record: Alert) -> str:
     """A short description of the delivery job (rq would otherwise repr the whole payload)."""
     return f"deliver alert {record['id']} ({record['media']} to contact {record['contact']})"
 
