@@ -99,3 +99,20 @@ def test_ics_export_reads_back_with_the_same_occurrences():
     assert sorted(by_uid["maintenance-series-s2@flapjack"]) == occurrences(daily, NOW, int(end.timestamp()))
     first = events[0]["dtstart"].dt
     assert first.astimezone(ZoneInfo("Europe/Berlin")).replace(tzinfo=None) == datetime(2024, 3, 3, 2)
+
+
+@pytest.mark.parametrize(("rule", "never"), [
+    ("FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30", True),
+    ("FREQ=DAILY;BYMONTH=4;BYMONTHDAY=31", True),
+    ("FREQ=WEEKLY;BYMONTH=2;BYMONTHDAY=30;BYDAY=MO", True),
+    ("FREQ=HOURLY;BYSETPOS=1;BYMONTH=2;BYMONTHDAY=30", True),
+    ("FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=29", False),  # leap days: rare, not never
+    ("FREQ=DAILY;BYDAY=FR;BYMONTHDAY=13", False),
+    ("FREQ=HOURLY", False),
+])
+def test_days_that_never_match_are_told_by_the_yearly_probe(rule: str, never: bool) -> None:
+    from dateutil.rrule import rrulestr
+
+    from flapjack_py.oncall.recurrence import _never_matches
+
+    assert _never_matches(rrulestr(rule, dtstart=datetime(2026, 11, 27, tzinfo=UTC))) is never
