@@ -2,12 +2,15 @@
 
 A run is right when every event pushed was counted (`lost` = 0), nothing is left
 on the queue or in flight, the rq queues hold exactly the expected alerts and
-each check's state is the last one sent for it.
+each check's state is the last one sent for it. A delivery run is right when the
+alerts recorded are the expected number and the servers accepted each of them
+exactly once (`undelivered` = 0, `duplicates` = 0).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -19,6 +22,8 @@ class Failure(StrEnum):
     INFLIGHT_LEFT = "inflight_left"
     ALERT_COUNT = "alert_count"
     STATE_MISMATCH = "state_mismatch"
+    UNDELIVERED = "undelivered"
+    DUPLICATES = "duplicates"
 
 
 @dataclass(frozen=True)
@@ -64,3 +69,36 @@ def correctness_fields(obs: Observation) -> dict[str, object]:
     return {"lost": obs.lost, "queued_left": obs.queued_left, "in_flight_left": obs.in_flight_left,
             "alerts": obs.alerts, "alerts_expected": obs.alerts_expected, "state_mismatches": len(obs.mismatched),
             "failures": [str(f) for f in failures(obs)]}
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How the deliveries the servers accepted compare with the alerts recorded."""
+
+    expected: int  # alerts recorded (distinct keys)
+    delivered: int  # of those, how many the servers accepted at least once
+    duplicates: int  # acceptances beyond the first of an alert
+    undelivered: int  # alerts recorded and never accepted
+    unexpected: int  # acceptances of no recorded alert
+
+    def failures(self, alerts: int, alerts_expected: int) -> list[Failure]:
+        """Every way a delivery run is wrong (empty = right), in reporting order; `alerts` were recorded
+        of `alerts_expected`."""
+        found = [Failure.ALERT_COUNT] if alerts != alerts_expected else []
+        if self.undelivered:
+            found.append(Failure.UNDELIVERED)
+        if self.duplicates:
+            found.append(Failure.DUPLICATES)
+        return found
+
+
+def tally_deliveries(expected: Iterable[str], received: Iterable[str]) -> Tally:
+    """Compare the keys of the alerts recorded (`expected`) with those of every delivery the servers
+    accepted (`received`, one per acceptance, so an alert delivered twice is in it twice)."""
+    wanted = set(expected)
+    seen = Counter(received)
+    delivered = sum(1 for key in wanted if key in seen)
+    return Tally(expected=len(wanted), delivered=delivered,
+                 duplicates=sum(count - 1 for key, count in seen.items() if key in wanted),
+                 undelivered=len(wanted) - delivered,
+                 unexpected=sum(count for key, count in seen.items() if key not in wanted))

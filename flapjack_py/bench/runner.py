@@ -16,6 +16,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,12 +24,13 @@ import redis
 import rq
 
 from flapjack_py import __version__
-from flapjack_py.bench import latency, memory, scenarios
-from flapjack_py.bench.context import Context, Options
+from flapjack_py.bench import delivery, latency, memory, scenarios
+from flapjack_py.bench.context import DELIVERY, SCENARIOS, Context, Options
 from flapjack_py.bench.output import format_line, write_json
 from flapjack_py.bench.reference import Reference, Sample
 from flapjack_py.bench.servers import Target, choose_placement
 from flapjack_py.bench.worker import Worker, pin
+from flapjack_py.errors import BenchError
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +54,16 @@ class Result(Protocol):
 SCENARIO_RUNNERS: dict[str, Callable[[Context], Any]] = {
     "ok_steady": scenarios.ok_steady, "failing_10pct": scenarios.failing_10pct,
     "checks_10k": scenarios.checks_10k, "storm": scenarios.storm,
-    "latency": latency.run_latency, "memory": memory.run_memory,
+    "latency": latency.run_latency, "memory": memory.run_memory, "delivery_email": delivery.delivery_email,
+    "delivery_http": delivery.delivery_http, "storm_delivered": delivery.storm_delivered,
+    "delivery_latency": delivery.delivery_latency,
 }
 
 
 def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
     """Run the bench; `emit` gets the result lines, `progress` the progress lines. Return the exit code."""
     started = time.monotonic()
+    options = _without_missing_delivery(options, progress)
     placement = choose_placement(options.placement)
     own_cpus = os.sched_getaffinity(0)
     target = Target(options.redis_url, options.allow_existing, placement)
@@ -70,6 +75,8 @@ def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
         workers += [Worker("probe", Path(tmp_dir) / "probe.log", placement.executive),
                     Worker("feeder", Path(tmp_dir) / "feeder.log", placement.feeder)]
         ctx = Context(options, target, placement, workers[0], workers[1], tmp_dir)
+        if DELIVERY.intersection(options.scenarios):
+            workers.append(_start_sinks(ctx, progress))
         progress(target.describe())
         data = _run_scenarios(ctx, progress)
     finally:
@@ -80,6 +87,30 @@ def run_bench(options: Options, emit: Emit, progress: Emit) -> int:
         shutil.rmtree(tmp_dir, ignore_errors=True)
         signal.signal(signal.SIGTERM, previous)
     return report(options, data, time.monotonic() - started, emit)
+
+
+def _without_missing_delivery(options: Options, progress: Emit) -> Options:
+    """The delivery scenarios need aiosmtpd (a test dependency): without it they are left out of a run of
+    every scenario, with a warning, and a run that asks for them is a setup error."""
+    if not DELIVERY.intersection(options.scenarios) or importlib.util.find_spec("aiosmtpd") is not None:
+        return options
+    if options.scenarios != SCENARIOS:
+        raise BenchError("the delivery scenarios need aiosmtpd for their local SMTP server: pip install aiosmtpd")
+    progress("bench: aiosmtpd is not installed: the delivery scenarios are left out (pip install aiosmtpd)")
+    return replace(options, scenarios=tuple(name for name in options.scenarios if name not in DELIVERY))
+
+
+def _start_sinks(ctx: Context, progress: Emit) -> Worker:
+    """The process of the delivery scenarios' local SMTP and HTTP servers, on the feeders' CPUs."""
+    sinks = Worker("sinks", Path(ctx.tmp_dir) / "sinks.log", ctx.placement.feeder)
+    try:
+        ctx.sinks, ctx.sink_ports = sinks, sinks.call("sinks_start")
+    except BaseException:
+        sinks.stop()
+        raise
+    progress(f"bench: local SMTP server at 127.0.0.1:{ctx.sink_ports['email']}, PagerDuty-like HTTP server at "
+             f"127.0.0.1:{ctx.sink_ports['pagerduty']} (pid {sinks.process.pid})")
+    return sinks
 
 
 def _interrupt(signum: int, _frame: object) -> None:
@@ -117,7 +148,7 @@ def _run_scenarios(ctx: Context, progress: Emit) -> dict[str, Any]:
 def _sample(ctx: Context, reference: Reference) -> None:
     ops, jobs = ctx.options.reference_size
     ctx.target.compact()
-    reply = ctx.probe.call("reference", url=ctx.target.url, ops=ops, jobs=jobs)
+    reply = ctx.probe.call("reference", url=ctx.target.url, ops=ops, jobs=jobs, alerts=jobs)
     reference.samples.append(Sample(**reply))
 
 

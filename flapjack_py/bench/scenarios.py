@@ -100,6 +100,7 @@ class ThroughputResult:
             return {"name": self.name, "checks": self.checks, "contacts": CONTACTS, "media": len(MEDIA),
                     "seconds": run.seconds, "alerts": run.obs.alerts, "alerts_expected": run.obs.alerts_expected,
                     "alerts_per_s": run.alerts_per_s, "ratio_jobs": _ratio(run.alerts_per_s, ref.median("jobs")),
+                    "ratio_alert_writes": _ratio(run.alerts_per_s, ref.median("alert_writes")),
                     "redis_cmds_per_alert": run.redis_commands / max(run.obs.alerts, 1),
                     "executive_cpu_us_per_alert": run.executive_cpu_s * 1e6 / max(run.obs.alerts, 1),
                     "redis_cpu_us_per_alert": run.redis_cpu_s * 1e6 / max(run.obs.alerts, 1), "lost": run.obs.lost}

@@ -1,11 +1,13 @@
-"""The bench's child processes: a probe that runs the real executive (`Executive(...).drain()`) and the
-reference, and a feeder; each pinned to its CPU and driven by JSON lines on stdin/stdout.
+"""The bench's child processes: a probe that runs the real executive (`Executive(...).drain()`), the
+references and the plain clients, a feeder, and for the delivery scenarios the local SMTP and HTTP servers;
+each pinned to its CPU and driven by JSON lines on stdin/stdout.
 
 `python -m flapjack_py.bench.worker` is the child; `Worker` is the parent's handle on one.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -117,13 +119,21 @@ def drain(url: str, config: dict[str, Any]) -> dict[str, Any]:
     return {"taken": taken, "seconds": seconds, "cpu_s": cpu_s}
 
 
-def reference(url: str, ops: int, jobs: int) -> dict[str, Any]:
+_ENCODED: dict[int, list[Any]] = {}
+"""The probe's alert-writes reference by size, encoded at its first sample (10,000 alerts take ~1 s) and
+sent again at the later ones."""
+
+
+def reference(url: str, ops: int, jobs: int, alerts: int) -> dict[str, Any]:
     """One sample of the raw rates."""
+    from flapjack_py.bench.alert_writes import prepare
     from flapjack_py.bench.reference import measure
 
     clients = clients_from_url(url)
     try:
-        return asdict(measure(clients.raw, ops, jobs))  # raw rates: bytes, as the executive moves events
+        if alerts not in _ENCODED:
+            _ENCODED[alerts] = prepare(clients.raw, alerts)
+        return asdict(measure(clients.raw, ops, jobs, _ENCODED[alerts]))  # bytes, as the executive moves events
     finally:
         clients.close()
 
@@ -139,7 +149,48 @@ def feed(url: str, **args: Any) -> dict[str, Any]:
         clients.close()
 
 
-COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {"drain": drain, "reference": reference, "feed": feed}
+_SINKS: list[Any] = []
+"""The local SMTP and HTTP servers of this process (sinks_start), serving until it exits."""
+
+
+def sinks_start() -> dict[str, Any]:
+    """Start the delivery scenarios' local servers (bench/sinks.py); their ports by medium."""
+    if importlib.util.find_spec("aiosmtpd") is None:
+        raise RuntimeError("the delivery scenarios need aiosmtpd for their local SMTP server: pip install aiosmtpd")
+    from flapjack_py.bench.sinks import Sinks
+
+    sinks = Sinks()
+    _SINKS.append(sinks)
+    return sinks.start()
+
+
+def sinks_count() -> dict[str, Any]:
+    """How many messages and events the servers accepted since the last take."""
+    return {"count": _SINKS[0].deliveries.count()}
+
+
+def sinks_take() -> dict[str, Any]:
+    """What the servers accepted since the last take (bench/sinks.py Deliveries.take), forgotten here."""
+    return dict(_SINKS[0].deliveries.take())
+
+
+def raw_smtp(host: str, port: int, samples: list[dict[str, Any]], count: int) -> dict[str, Any]:
+    """raw_smtp_per_s: plain smtplib sends `count` of the samples over one connection."""
+    from flapjack_py.bench.plain_clients import smtp_rate
+
+    return {"rate": smtp_rate(host, port, samples, count)}
+
+
+def raw_http(host: str, port: int, samples: list[dict[str, Any]], count: int) -> dict[str, Any]:
+    """raw_http_per_s: plain http.client posts `count` of the samples on one keep-alive connection."""
+    from flapjack_py.bench.plain_clients import http_rate
+
+    return {"rate": http_rate(host, port, samples, count)}
+
+
+COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
+    "drain": drain, "reference": reference, "feed": feed, "sinks_start": sinks_start, "sinks_count": sinks_count,
+    "sinks_take": sinks_take, "raw_smtp": raw_smtp, "raw_http": raw_http}
 
 
 def main() -> int:

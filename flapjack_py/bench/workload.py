@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,7 +26,8 @@ CHECKS_PER_ENTITY = 10
 MEDIA = ("email", "sms")
 CONTACTS = 3
 FLAP_EVERY = 10  # one check in ten alternates critical/ok in the failing mix
-_DETAILS = "Checked via the agent on port 5666; no retries."
+DETAILS = "Checked via the agent on port 5666; no retries."
+TAGS = ("bench", "tier-1")
 _PERFDATA = "time=0.048213s;1;2;0 size=909B;;;0"
 
 
@@ -43,7 +45,7 @@ class Population:
 
     def check(self, index: int) -> tuple[str, str]:
         """(entity, check) of check number `index`: bench-EEEE.example.com, check-CC."""
-        return f"bench-{index // CHECKS_PER_ENTITY:04d}.example.com", f"check-{index % CHECKS_PER_ENTITY:02d}"
+        return check_of(index)
 
     def flaps(self, index: int) -> bool:
         """True when check `index` alternates critical/ok."""
@@ -62,6 +64,16 @@ class Population:
         """(entity, check) -> how many of the first `events` round-robin events it gets, for flapping checks."""
         return {self.check(i): len(range(i, events, self.size)) for i in range(min(events, self.size))
                 if self.flaps(i)}
+
+
+def check_of(index: int) -> tuple[str, str]:
+    """(entity, check) of the bench's check number `index`: bench-EEEE.example.com, check-CC."""
+    return f"bench-{index // CHECKS_PER_ENTITY:04d}.example.com", f"check-{index % CHECKS_PER_ENTITY:02d}"
+
+
+def event_summary(check: str, state: str) -> str:
+    """The summary of a bench event without one of its own."""
+    return f"{check.upper()} {state.upper()}: bench event"
 
 
 def notifications_of_flapping(times: list[int]) -> int:
@@ -89,8 +101,8 @@ def make_event(entity: str, check: str, state: str, now: int, summary: str = "")
     """A valid service event of ~350 bytes (summary, details, tags, perfdata, event-level delays of 0)."""
     return json.dumps({
         "entity": entity, "check": check, "type": "service", "state": state, "time": now,
-        "summary": summary or f"{check.upper()} {state.upper()}: bench event",
-        "details": _DETAILS, "perfdata": _PERFDATA, "tags": ["bench", "tier-1"],
+        "summary": summary or event_summary(check, state),
+        "details": DETAILS, "perfdata": _PERFDATA, "tags": list(TAGS),
         "initial_failure_delay": 0, "repeat_failure_delay": 0,
     })
 
@@ -139,17 +151,26 @@ def executive_config(url: str) -> dict[str, Any]:
     }
 
 
-def add_contacts(client: StrRedis, count: int = CONTACTS) -> list[str]:
-    """`count` contacts for every entity (ALL), each with email and sms (interval 0) and one rule
-    matching everything with critical_media email and sms; return their ids."""
+def address_of(medium: str, n: int) -> str:
+    """The address of the bench's contact number `n` on `medium` (a PagerDuty routing key is 32 characters)."""
+    if medium == "email":
+        return f"oncall{n}@example.com"
+    if medium == "pagerduty":
+        return f"benchroutingkey{n:017d}"
+    return f"+1555000{n:04d}"
+
+
+def add_contacts(client: StrRedis, count: int = CONTACTS, media: Sequence[str] = MEDIA) -> list[str]:
+    """`count` contacts for every entity (ALL), each with `media` (interval 0; addresses address_of) and one
+    rule matching everything with those media as critical and warning media; return their ids."""
     ids = []
     for n in range(count):
         cid = contact_store.create_contact(client, {"first_name": f"Bench{n}", "last_name": "Oncall",
-                                                    "email": f"oncall{n}@example.com"})
-        media_store.set_medium(client, cid, "email", f"oncall{n}@example.com", interval=0)
-        media_store.set_medium(client, cid, "sms", f"+1555000{n:04d}", interval=0)
+                                                    "email": address_of("email", n)})
+        for medium in media:
+            media_store.set_medium(client, cid, medium, address_of(medium, n), interval=0)
         rule_id = rule_store.rule_ids(client, cid)[0]  # the automatic general rule, replaced by ours
-        rule = replace(general_rule(cid, rule_id), critical_media=list(MEDIA), warning_media=list(MEDIA))
+        rule = replace(general_rule(cid, rule_id), critical_media=list(media), warning_media=list(media))
         rule_store.save_rule(client, rule)
         ids.append(cid)
     entity_store.add_entity_contacts(client, keys.ALL_ENTITIES_ID, ids)

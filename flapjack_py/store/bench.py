@@ -14,13 +14,17 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
+from redis._parsers.hiredis import NOT_ENOUGH_DATA, _HiredisParser
 from rq import Queue
 from rq.job import Job
+from rq.registry import ScheduledJobRegistry, StartedJobRegistry
 from rq.serializers import JSONSerializer
 
 from flapjack_py import keys
+from flapjack_py.errors import BenchError
 from flapjack_py.store.events import events_processed
 from flapjack_py.store.events import queue_length as queue_length  # the bench's use of the queue's own length
+from flapjack_py.store.health import load_heartbeats
 from flapjack_py.store.plumbing.client import BytesRedis, StrRedis
 
 log = logging.getLogger(__name__)
@@ -39,6 +43,17 @@ class ServerStats:
     cpu_s: float  # used_cpu_user + used_cpu_sys of the server process
     used_memory: int  # bytes
     forks: int = 0  # total_forks: AOF rewrites and RDB saves since the server started
+
+
+@dataclass(frozen=True)
+class RecordedAlert:
+    """An alert record as the delivery scenarios read it."""
+
+    id: str
+    media: str
+    address: str
+    check: str
+    status: str
 
 
 @dataclass(frozen=True)
@@ -222,6 +237,45 @@ def queued_jobs(connection: BytesRedis, media: Iterable[str]) -> list[QueuedJob]
     return found
 
 
+def jobs_pending(connection: BytesRedis, media: Iterable[str]) -> int:
+    """Jobs of `media` not settled yet: waiting on their queue, started by a worker, or scheduled for a retry."""
+    pending = 0
+    for medium in media:
+        queue = rq_queue(connection, medium)
+        pending += queue.count + StartedJobRegistry(medium, connection=connection).get_job_count(cleanup=False)
+        scheduled = ScheduledJobRegistry(medium, connection=connection)  # type: ignore[no-untyped-call]
+        pending += scheduled.get_job_count(cleanup=False)
+    return pending
+
+
+# --- delivery -----------------------------------------------------------------
+
+
+def alerts_recorded(client: StrRedis) -> int:
+    """How many alert records the `alerts` index holds (each is written in the MULTI that queues its job)."""
+    return int(cast(int, client.zcard(keys.alerts())))
+
+
+def recorded_alerts(client: StrRedis) -> list[RecordedAlert]:
+    """Every alert record (the `alerts` index), oldest first."""
+    ids = list(client.zrange(keys.alerts(), 0, -1))
+    found: list[RecordedAlert] = []
+    for start in range(0, len(ids), CHUNK):
+        part = ids[start:start + CHUNK]
+        pipe = client.pipeline(transaction=False)
+        for alert_id in part:
+            pipe.hmget(keys.alert(alert_id), "media", "address", "check", "status")
+        found += [RecordedAlert(alert_id, *(value or "" for value in values))
+                  for alert_id, values in zip(part, pipe.execute(), strict=True)]
+    return found
+
+
+def live_gateways(client: StrRedis) -> Counter[str]:
+    """Gateway worker processes with a live heartbeat, by medium."""
+    beats = load_heartbeats(client, int(time.time()))
+    return Counter(beat.medium for _, _, beat in beats if beat is not None and beat.role == "gateway")
+
+
 # --- the reference ------------------------------------------------------------
 
 
@@ -257,6 +311,53 @@ def write_jobs(client: BytesRedis, job: dict[str, str], count: int, size: int) -
             pipe.hset(keys.bench_reference_job(n), mapping=job)
             pipe.rpush(keys.bench_reference_jobs(), str(n))
         pipe.execute()
+
+
+def reference_key(name: str) -> str:
+    """`name` under the reference's prefix: where the reference writes what an engine key would hold."""
+    return keys.bench_reference_pattern().rstrip("*") + name
+
+
+def send_multis(client: BytesRedis, multis: Sequence[tuple[bytes, int]]) -> None:
+    """Send each MULTI (its commands already in Redis's protocol, `count` between MULTI and EXEC) and read
+    its replies before the next, on one connection; BenchError when Redis refuses any of its commands."""
+    pool = client.connection_pool
+    conn = pool.get_connection()
+    try:
+        parser = getattr(conn, "_parser", None)
+        reader = getattr(parser, "_reader", None) if isinstance(parser, _HiredisParser) else None
+        for packed, count in multis:
+            conn.send_packed_command([packed], check_health=False)
+            replies = _read_replies(conn, parser, reader, count + 2)
+            _check_exec(replies, count)
+    except BaseException:
+        conn.disconnect()
+        raise
+    finally:
+        pool.release(conn)
+
+
+def _read_replies(conn: Any, parser: Any, reader: Any, count: int) -> list[Any]:
+    """`count` replies: off hiredis's reader in one loop (as store.plumbing.multi reads a commit's), else
+    one by one through redis-py."""
+    if reader is None:
+        return [conn.read_response(disable_decoding=True) for _ in range(count)]
+    replies: list[Any] = []
+    while len(replies) < count:
+        reply = reader.gets()
+        if reply is NOT_ENOUGH_DATA:
+            parser.read_from_socket()
+        else:
+            replies.append(reply)
+    return replies
+
+
+def _check_exec(replies: list[Any], count: int) -> None:
+    result = replies[-1]
+    refused = [r for r in [*replies[:-1], *(result if isinstance(result, list) else [result])]
+               if isinstance(r, Exception)]
+    if refused or not isinstance(result, list) or len(result) != count:
+        raise BenchError(f"the alert-writes reference was refused: {refused[:1] or result!r}")
 
 
 def clear_reference(client: BytesRedis) -> None:

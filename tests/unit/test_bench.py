@@ -109,7 +109,7 @@ def test_lost_events_are_reported_first() -> None:
 
 
 def reference() -> Reference:
-    return Reference([Sample(10_000.0, 100_000.0, 30_000.0), Sample(11_000.0, 110_000.0, 31_000.0)])
+    return Reference([Sample(10_000.0, 100_000.0, 30_000.0, 20_000.0), Sample(11_000.0, 110_000.0, 31_000.0, 20_000.0)])
 
 
 def run_report(results: dict[str, ThroughputResult], tmp_path: Path) -> tuple[int, list[str], dict]:
@@ -143,7 +143,8 @@ def test_a_right_run_reports_every_line_in_spec_order(tmp_path: Path) -> None:
     assert "seconds=2 events_per_s=5 " in lines[2]  # the median repetition
     assert "ratio_to_ok_steady=1 lost=0" in lines[3]
     assert lines[4].startswith("bench.scenario name=storm checks=2000 contacts=3 media=2 seconds=1 alerts=6 "
-                               "alerts_expected=6 alerts_per_s=6 ratio_jobs=0.0002 redis_cmds_per_alert=")
+                               "alerts_expected=6 alerts_per_s=6 ratio_jobs=0.0002 ratio_alert_writes=0.0003 "
+                               "redis_cmds_per_alert=")
     assert lines[4].split()[-4:-1] == ["redis_cmds_per_alert=8.3333", "executive_cpu_us_per_alert=83333.3",
                                        "redis_cpu_us_per_alert=33333.3"] and lines[4].endswith(" lost=0")
     assert len(data["scenarios"]["ok_steady"]["raw"]["repetitions"]) == 3
@@ -204,9 +205,12 @@ def test_values_have_no_spaces_and_at_most_4_decimals() -> None:
 def test_reference_takes_medians_and_flags_noise() -> None:
     ref = reference()
     assert ref.fields()["raw_rtt_per_s"] == 10_500.0 and ref.fields()["noisy"] == "no"
-    ref.samples.append(Sample(20_000.0, 100_000.0, 30_000.0))
+    ref.samples.append(Sample(20_000.0, 100_000.0, 30_000.0, 20_000.0))
     assert ref.fields() == {"raw_rtt_per_s": 11_000.0, "raw_rtt_min": 10_000.0, "raw_rtt_max": 20_000.0,
-                            "raw_pipe_per_s": 100_000.0, "raw_jobs_per_s": 30_000.0, "samples": 3, "noisy": "yes"}
+                            "raw_pipe_per_s": 100_000.0, "raw_jobs_per_s": 30_000.0, "raw_alert_writes_per_s": 20_000.0,
+                            "samples": 3, "noisy": "yes"}
+    ref.samples[2:] = [Sample(11_000.0, 110_000.0, 31_000.0, 30_000.0)]  # the alert writes' spread counts too
+    assert ref.fields()["noisy"] == "yes"
 
 
 # --- placement --------------------------------------------------------------------------
