@@ -10,9 +10,10 @@ import logging
 
 import apprise
 
+from flapjack_py.config.gateways import GatewaySettings
 from flapjack_py.model.alert import Alert
 
-from .base import Gateway, PermanentError, TransientError
+from .base import Declaration, Gateway, PermanentError, TransientError
 
 log = logging.getLogger(__name__)
 
@@ -30,3 +31,8 @@ class AppriseGateway(Gateway):
                              body_format=apprise.NotifyFormat.TEXT)
         if not ok:
             raise TransientError("Apprise could not deliver to the service")
+
+
+GATEWAY = Declaration.of(AppriseGateway, GatewaySettings)
+"""The apprise medium, with only the settings every gateway takes (registered in pyproject.toml's
+`flapjack_py.gateways` entry points)."""

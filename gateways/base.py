@@ -2,8 +2,15 @@
 
 How a medium plugs in
 ---------------------
-* **A sender** (most media): a subclass of `Gateway` in `gateways/<module>.py`,
-  named in `GATEWAYS` below (`medium -> "module:Class"`, imported lazily). It
+A medium is declared in one place, its module `gateways/<module>.py`: a
+`Declaration` (its medium name, its settings model, a subclass of
+flapjack_py.config.gateways.GatewaySettings, and its sender) named under the
+`flapjack_py.gateways` entry points in pyproject.toml (`medium = "module:GATEWAY"`).
+Config validation, the notifier, the web app and the worker all learn the media
+from there (flapjack_py.config.media); alert wording, when a medium has its own,
+is the engine's, in flapjack_py/templates/<medium>/.
+
+* **A sender** (most media): a subclass of `Gateway`, the declaration's `sender`. It
   lists its `required` settings and implements `send(alert)` (an `Alert`,
   flapjack_py.model.alert: the job's payload, checked once by the worker), raising
   `TransientError` (worth retrying: network down, 429, 5xx) or `PermanentError`
@@ -14,8 +21,8 @@ How a medium plugs in
   `deliver_alert`, which sends, records `delivered`/`failed`, logs with the alert
   id, redacts secrets and decides on retries.
 * **A long-lived transport** (an XMPP client that must stay connected and also
-  reads input): a module `gateways.<medium>` with `run(config, burst) -> int`.
-  `gateways.worker.run_gateway` hands the process to it when the function exists
+  reads input): a module `gateways.<medium>` with `run(config, burst) -> int`, the
+  declaration's `run`. `gateways.worker.run_gateway` hands the process to it
   (jabber). Such a module still uses this plumbing: `gateway_settings()` to
   validate its config, `deliver_alert()` (with any object having `medium` and
   `send(alert)`) or `record_delivered()`/`record_failed()` for the alert
@@ -25,15 +32,17 @@ How a medium plugs in
 
 from __future__ import annotations
 
-import importlib
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import requests
 
+from flapjack_py.config import media
+from flapjack_py.config.gateways import GatewaySettings
 from flapjack_py.config.redaction import SECRET_SETTING
 from flapjack_py.config.settings import Config
 from flapjack_py.errors import ConfigError, FlapjackError, InvalidAlert
@@ -43,18 +52,6 @@ from flapjack_py.store.alerts import AlertStatus
 from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
-
-GATEWAYS = {
-    "email": "gateways.email:EmailGateway",
-    "pagerduty": "gateways.pagerduty:PagerDutyGateway",
-    "sms": "gateways.sms:MessageNetGateway",
-    "sms_twilio": "gateways.sms:TwilioGateway",
-    "sms_nexmo": "gateways.sms:NexmoGateway",
-    "slack": "gateways.slack:SlackGateway",
-    "sns": "gateways.sns:SnsGateway",
-    "apprise": "gateways.apprise_gw:AppriseGateway",
-}
-"""Medium -> "module:Class" of its sender."""
 
 SECRET_KEY = SECRET_SETTING
 """Setting names whose values are secrets (redacted everywhere)."""
@@ -131,15 +128,40 @@ class Gateway:
         return float(self.settings.get("timeout", HTTP_TIMEOUT))
 
 
+@dataclass(frozen=True)
+class Declaration(media.GatewayDeclaration):
+    """A gateway as its module declares it (`GATEWAY`, named in pyproject.toml's `flapjack_py.gateways` entry
+    points): the engine's part (medium, settings model) and its sender class, or `run` for a medium that
+    brings its own long-lived loop (jabber)."""
+
+    sender: type[Gateway] | None = None
+    run: Callable[[Config, bool], int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.sender is not None and self.sender.medium != self.medium:
+            raise ValueError(f"{self.sender.__name__} sends {self.sender.medium!r}, not {self.medium!r}")
+
+    @classmethod
+    def of(cls, sender: type[Gateway], settings: type[GatewaySettings]) -> Declaration:
+        """The declaration of a sender's medium (named by the sender's `medium`)."""
+        return cls(sender.medium, settings, sender=sender)
+
+
+def declaration(medium: str) -> Declaration:
+    """The declaration of a registered medium (flapjack_py.config.media); ConfigError naming it when none."""
+    found = media.declaration(medium)
+    if not isinstance(found, Declaration):
+        raise ConfigError(f"gateways.{medium}: declared by a {type(found).__name__}, not a gateways.base.Declaration")
+    return found
+
+
 def gateway_class(medium: str) -> type[Gateway]:
     """The sender class of a medium; ConfigError when there is none."""
-    target = GATEWAYS.get(medium)
-    if target is None:
-        known = ", ".join(sorted({*GATEWAYS, "jabber"}))
-        raise ConfigError(f"gateways.{medium}: no such gateway (known: {known})")
-    module, _, name = target.partition(":")
-    cls: type[Gateway] = getattr(importlib.import_module(module), name)
-    return cls
+    sender = declaration(medium).sender
+    if sender is None:
+        raise ConfigError(f"gateways.{medium}: delivered by its own process (flapjack gateway {medium}), "
+                          "not by an rq worker's sender")
+    return sender
 
 
 def gateway_settings(config: Config, medium: str, required: tuple[str, ...] = ()) -> Mapping[str, Any]:

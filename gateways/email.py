@@ -2,7 +2,7 @@
 
 Settings `gateways.email.smtp_config`: host [localhost], port [25], starttls
 [false], ssl [false], from [flapjack@<fqdn>], reply_to [= from], auth {type
-[plain], username, password}, timeout [30] (defaults: flapjack_py.config.gateways). One SMTP connection is kept open
+[plain], username, password}, timeout [30] (defaults: EmailSettings below). One SMTP connection is kept open
 between alerts and reopened when the server has dropped it.
 """
 
@@ -17,19 +17,51 @@ from email.header import Header
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.utils import formatdate, parseaddr
-from typing import Any
+from typing import Any, Literal
 
 import requests
+from pydantic import Field
 
+from flapjack_py.config.gateways import GatewaySettings
 from flapjack_py.config.settings import load_config
+from flapjack_py.config.types import Bool, Port, Section, Text, Timeout
 from flapjack_py.model.alert import Alert
 from flapjack_py.notify import render
 
-from .base import Gateway, PermanentError, TransientError
+from .base import Declaration, Gateway, PermanentError, TransientError
 
 log = logging.getLogger(__name__)
 
 SMTP_TIMEOUT = 10.0
+
+
+class SmtpAuth(Section):
+    """`gateways.email.smtp_config.auth`."""
+
+    type: Literal["plain", "login", "cram_md5"] = "plain"
+    username: Text | None = None
+    password: Text | None = None
+
+
+class SmtpConfig(Section):
+    """`gateways.email.smtp_config`."""
+
+    host: Text = "localhost"
+    port: Port = 25
+    starttls: Bool = False
+    ssl: Bool = False
+    from_: Text | None = Field(default=None, validation_alias="from", serialization_alias="from")
+    reply_to: Text | None = None
+    timeout: Timeout = 30.0
+    ca_file: Text | None = None
+    verify: Bool = True
+    auth: SmtpAuth = SmtpAuth()
+
+
+class EmailSettings(GatewaySettings):
+    """`gateways.email`."""
+
+    smtp_config: SmtpConfig = Field(default_factory=SmtpConfig)
 
 
 class EmailGateway(Gateway):
@@ -142,3 +174,7 @@ class EmailGateway(Gateway):
             except (OSError, smtplib.SMTPException):
                 self._smtp.close()
             self._smtp = None
+
+
+GATEWAY = Declaration.of(EmailGateway, EmailSettings)
+"""The email medium (registered in pyproject.toml's `flapjack_py.gateways` entry points)."""

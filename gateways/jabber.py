@@ -31,7 +31,9 @@ from rq.timeouts import TimerDeathPenalty
 from slixmpp.exceptions import IqError, IqTimeout
 from slixmpp.xmlstream.xmlstream import NotConnectedError
 
+from flapjack_py.config.gateways import GatewaySettings
 from flapjack_py.config.settings import Config
+from flapjack_py.config.types import Port, Text, Texts
 from flapjack_py.model.alert import Alert
 from flapjack_py.notify.render import local_time
 from flapjack_py.runtime.connection import open_clients
@@ -58,6 +60,23 @@ TICK = 0.2
 ROUND_JOBS = 10
 """Most alerts per rq round, so a stop request is seen soon."""
 REFUSAL = "sorry, you are not allowed to give me commands"
+
+
+class JabberSection(GatewaySettings):
+    """`gateways.jabber` as the config is validated (JabberSettings is what the client reads of it);
+    `allowed_jids` empty means nobody may give commands."""
+
+    required = REQUIRED
+    server: Text | None = None
+    port: Port = DEFAULT_PORT
+    jabberid: Text | None = None
+    password: Text | None = None
+    alias: Text = "flapjack"
+    identifiers: Texts = ()
+    rooms: Texts = ()
+    allowed_jids: Texts = ()
+    allowed_rooms: Texts = ()
+    ca_file: Text | None = None
 
 
 @dataclass(frozen=True)
@@ -367,7 +386,7 @@ class JabberGateway:
                         log.error("jabber: not connected after %.0fs; burst run gives up", CONNECT_WAIT)
                         break
                     continue
-                worker._enqueue_due(queue)  # noqa: SLF001 -- rq's scheduler without its extra process
+                worker.enqueue_due(queue)
                 if queue.count:
                     self._work_round()
                 elif burst:
@@ -433,3 +452,6 @@ def _jid_set(values: Any) -> frozenset[str] | None:
     return frozenset(_bare(v) for v in ([values] if isinstance(values, str) else values))
 
 
+GATEWAY = base.Declaration(MEDIUM, JabberSection, run=run)
+"""The jabber medium: its own long-lived process, no rq sender (registered in pyproject.toml's
+`flapjack_py.gateways` entry points)."""

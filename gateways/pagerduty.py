@@ -12,9 +12,11 @@ import logging
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from flapjack_py import keys
+from flapjack_py.config.gateways import GatewaySettings
+from flapjack_py.config.types import Text, Wait
 from flapjack_py.model.alert import Alert
 from flapjack_py.model.events import action_event
 from flapjack_py.store import checks as check_store
@@ -25,7 +27,7 @@ from flapjack_py.store.events import push_event
 from flapjack_py.store.plumbing import locks
 from flapjack_py.store.plumbing.client import StrRedis
 
-from .base import Gateway, GatewayError
+from .base import Declaration, Gateway, GatewayError
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,15 @@ SEVERITIES = {"critical": "critical", "warning": "warning", "unknown": "error"}
 ACK_DURATION = 14400
 SEMAPHORE_TTL = 3600
 LOOKBACK, LOOKAHEAD = 7 * 86400, 86400
+
+
+class PagerDutySettings(GatewaySettings):
+    """`gateways.pagerduty`."""
+
+    events_api: Literal["v1", "v2"] = "v2"
+    events_url: Text = EVENTS_URL
+    api_url: Text = API_URL
+    ack_poll_interval: Wait = 10.0
 
 
 class PagerDutyGateway(Gateway):
@@ -151,3 +162,7 @@ def _acknowledger_name(incident: Mapping[str, Any]) -> str:
 
 def _iso(ts: int) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+GATEWAY = Declaration.of(PagerDutyGateway, PagerDutySettings)
+"""The pagerduty medium (registered in pyproject.toml's `flapjack_py.gateways` entry points)."""

@@ -10,13 +10,24 @@ from __future__ import annotations
 import json
 import logging
 
+from flapjack_py.config.gateways import GatewaySettings
+from flapjack_py.config.types import Text
 from flapjack_py.model.alert import Alert
 
-from .base import Gateway
+from .base import Declaration, Gateway
 
 log = logging.getLogger(__name__)
 
 ICON_EMOJI = ":ghost:"
+
+
+class SlackSettings(GatewaySettings):
+    """`gateways.slack`."""
+
+    required = ("endpoint",)
+    endpoint: Text | None = None
+    account_sid: Text = "flapjack"
+    icon_emoji: Text = ICON_EMOJI
 
 
 class SlackGateway(Gateway):
@@ -32,3 +43,7 @@ class SlackGateway(Gateway):
                    "text": str(alert.get("body") or ""),
                    "icon_emoji": str(self.settings.get("icon_emoji") or ICON_EMOJI)}
         self.post(str(self.settings["endpoint"]), data={"payload": json.dumps(payload)})
+
+
+GATEWAY = Declaration.of(SlackGateway, SlackSettings)
+"""The slack medium (registered in pyproject.toml's `flapjack_py.gateways` entry points)."""

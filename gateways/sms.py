@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import logging
 
+from pydantic import Field
+
+from flapjack_py.config.gateways import GatewaySettings
+from flapjack_py.config.types import Text
 from flapjack_py.model.alert import Alert
 from flapjack_py.notify import render
 
-from .base import Gateway, PermanentError, TransientError
+from .base import Declaration, Gateway, PermanentError, TransientError
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +23,35 @@ MESSAGENET_URL = "https://www.messagenet.com.au/dotnet/Lodge.asmx/LodgeSMSMessag
 TWILIO_URL = "https://api.twilio.com/2010-04-01/Accounts/{sid}/Messages.json"
 NEXMO_URL = "https://rest.nexmo.com/sms/json"
 NEXMO_THROTTLED = "1"
+
+
+class MessageNetSettings(GatewaySettings):
+    """`gateways.sms` (MessageNet)."""
+
+    required = ("username", "password")
+    endpoint: Text = MESSAGENET_URL
+    username: Text | None = None
+    password: Text | None = None
+
+
+class TwilioSettings(GatewaySettings):
+    """`gateways.sms_twilio`."""
+
+    required = ("account_sid", "auth_token", "from_")
+    account_sid: Text | None = None
+    auth_token: Text | None = None
+    from_: Text | None = Field(default=None, validation_alias="from", serialization_alias="from")
+    endpoint: Text | None = None
+
+
+class NexmoSettings(GatewaySettings):
+    """`gateways.sms_nexmo`."""
+
+    required = ("api_key", "secret", "from_")
+    api_key: Text | None = None
+    secret: Text | None = None
+    from_: Text | None = Field(default=None, validation_alias="from", serialization_alias="from")
+    endpoint: Text = NEXMO_URL
 
 
 def sms_text(alert: Alert) -> str:
@@ -67,3 +100,9 @@ class NexmoGateway(Gateway):
                 continue
             reason = f"Nexmo status {status}: {message.get('error-text', '')}"
             raise TransientError(reason) if status == NEXMO_THROTTLED else PermanentError(reason)
+
+
+MESSAGENET = Declaration.of(MessageNetGateway, MessageNetSettings)
+TWILIO = Declaration.of(TwilioGateway, TwilioSettings)
+NEXMO = Declaration.of(NexmoGateway, NexmoSettings)
+"""The three SMS media (registered in pyproject.toml's `flapjack_py.gateways` entry points)."""

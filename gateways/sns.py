@@ -14,16 +14,28 @@ import boto3
 import botocore.exceptions
 import requests
 
+from flapjack_py.config.gateways import GatewaySettings
+from flapjack_py.config.types import Text
 from flapjack_py.model.alert import Alert
 from flapjack_py.notify import render
 
-from .base import Gateway, PermanentError, TransientError
+from .base import Declaration, Gateway, PermanentError, TransientError
 
 log = logging.getLogger(__name__)
 
 REGION = "us-east-1"
 THROTTLING = {"Throttling", "ThrottlingException", "ThrottledException", "InternalError",
               "InternalFailure", "ServiceUnavailable", "KMSThrottlingException"}
+
+
+class SnsSettings(GatewaySettings):
+    """`gateways.sns`."""
+
+    required = ("access_key", "secret_key")
+    access_key: Text | None = None
+    secret_key: Text | None = None
+    region_name: Text = REGION
+    endpoint_url: Text | None = None
 
 
 class SnsGateway(Gateway):
@@ -55,3 +67,7 @@ class SnsGateway(Gateway):
     def close(self) -> None:
         self.client.close()
         super().close()
+
+
+GATEWAY = Declaration.of(SnsGateway, SnsSettings)
+"""The sns medium (registered in pyproject.toml's `flapjack_py.gateways` entry points)."""

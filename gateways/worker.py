@@ -5,13 +5,13 @@ sender lives as long as the process, so connections are reused between alerts.
 Retries are rq's (intervals set by flapjack_py.notify.enqueue); a `Retry-After` from
 the far end stretches the next interval. Jobs left in rq's started registry by
 a worker that died (SIGKILL) are retried, or failed when out of tries, when a
-worker starts and at every maintenance round.
+worker starts and at every maintenance round. rq's public API only: the writes
+that take a job back are flapjack_py.store.recovery's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import os
 import socket
@@ -19,21 +19,23 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 import redis
 from rq import Queue, SimpleWorker, get_current_job
-from rq.exceptions import AbandonedJobError, NoSuchJobError
+from rq.exceptions import AbandonedJobError, InvalidJobOperation, NoSuchJobError
 from rq.executions import Execution
-from rq.job import Job, JobStatus
-from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry, StartedJobRegistry
 from rq.serializers import JSONSerializer
 
 from flapjack_py.config.settings import Config, read_config_file
 from flapjack_py.model.alert import alert_from_json
 from flapjack_py.model.heartbeat import Heartbeat
 from flapjack_py.runtime.connection import clients_for, open_clients
+from flapjack_py.store import recovery
 from flapjack_py.store.plumbing.client import BytesRedis, Clients, StrRedis
 from flapjack_py.store.plumbing.processes import pid_alive
 
@@ -145,10 +147,7 @@ def recover_abandoned(client: BytesRedis, medium: str) -> int:
             execution = Execution(execution_id, job_id, client)
         if not _worker_dead(client, execution.worker_name):
             continue
-        with client.pipeline() as pipe:
-            registry.remove_execution(execution, pipeline=pipe)
-            _requeue_or_fail(client, queue, job_id, pipe)
-            pipe.execute()
+        _requeue_or_fail(client, registry, execution, queue, job_id)
         count += 1
     return count
 
@@ -158,6 +157,7 @@ class GatewayWorker(SimpleWorker):
     counting the jobs it ran into its Heartbeat."""
 
     liveness: Heartbeat | None = None  # ours; rq has heartbeat()
+    stopping = False  # ours: a stop was asked for (SIGTERM/SIGINT); rq keeps its own flag private
 
     def perform_job(self, job: Job, queue: Queue) -> bool:
         try:
@@ -171,19 +171,18 @@ class GatewayWorker(SimpleWorker):
             recover_abandoned(self.connection, queue.name)
         super().run_maintenance_tasks()  # type: ignore[no-untyped-call]  # rq's method has no annotations
 
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # rq's method has no annotations
+
 
 # --- private helpers ---------------------------------------------------------
 
 
-def _module_runner(name: str) -> Any:
-    """`gateways.<name>.run` when the medium brings its own long-lived loop (jabber), else None."""
-    if name in base.GATEWAYS:
-        return None
-    try:
-        module = importlib.import_module(f"gateways.{name}")
-    except ImportError:
-        return None
-    return getattr(module, "run", None)
+def _module_runner(name: str) -> Callable[[Config, bool], int] | None:
+    """The medium's own long-lived loop (its declaration's `run`: jabber), else None; ConfigError when there is
+    no such gateway."""
+    return base.declaration(name).run
 
 
 def _work_until_stopped(worker: GatewayWorker, beat: Heartbeat) -> None:
@@ -198,7 +197,7 @@ def _work_until_stopped(worker: GatewayWorker, beat: Heartbeat) -> None:
         except redis.ConnectionError as exc:
             log.error("gateway %s: lost Redis (%s); starting the worker again in %.0fs", beat.medium, exc, backoff)
         time.sleep(backoff)
-        if worker._stop_requested:  # SIGTERM while waiting: rq's handler asked this worker to stop
+        if worker.stopping:  # SIGTERM while waiting: rq's handler asked this worker to stop
             return
         backoff = min(backoff * 2, 30.0)
         worker = make_worker(worker.connection, worker.queues[0].name)
@@ -275,25 +274,28 @@ def _stretch_next_interval(job: Job, seconds: float) -> None:
 def _work_burst(worker: GatewayWorker, burst_wait: float) -> None:
     """Deliver what is queued, waiting (at most burst_wait s each time) for scheduled retries to fall due."""
     queue = worker.queues[0]
-    scheduled = ScheduledJobRegistry(  # type: ignore[no-untyped-call]
-        queue.name, connection=worker.connection, serializer=JSONSerializer)
     for _ in range(BURST_ROUNDS):
         worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
-        due = _next_due(scheduled)
+        due = _next_due(queue.scheduled_job_registry)
         if due is None or due - time.time() > burst_wait:
             return
         time.sleep(max(due - time.time(), 0.0))
-        _enqueue_due(queue)
+        enqueue_due(queue)
         worker = make_worker(worker.connection, queue.name)
 
 
 def _next_due(scheduled: ScheduledJobRegistry) -> float | None:
-    entries = scheduled.connection.zrange(scheduled.key, 0, 0, withscores=True)
-    return float(entries[0][1]) if entries else None
+    """When (epoch seconds) the earliest scheduled retry falls due; None when none is scheduled."""
+    for job_id in scheduled.get_job_ids(0, 0, cleanup=False):
+        try:
+            return scheduled.get_scheduled_time(job_id).timestamp()
+        except NoSuchJobError:  # another worker enqueued it meanwhile: look again at once
+            return time.time()
+    return None
 
 
 def _tick(queue: Queue) -> None:
-    _enqueue_due(queue)
+    enqueue_due(queue)
     recover_intermediate(queue)
 
 
@@ -311,30 +313,31 @@ def recover_intermediate(queue: Queue) -> int:
             continue
         first_seen = stuck.get_first_seen(job_id)
         if first_seen and time.time() - first_seen.timestamp() > INTERMEDIATE_GRACE:
-            if queue.connection.lrem(stuck.key, 1, job_id):
+            if recovery.requeue_stuck(queue, job_id):
                 log.warning("alert %s: taken by a worker that died before starting it; requeued", job_id)
-                queue.push_job_id(job_id, at_front=True)
                 moved += 1
     return moved
 
 
-def _enqueue_due(queue: Queue) -> int:
-    """Move scheduled retries that are due back onto the queue (rq's scheduler, without its extra process).
+def enqueue_due(queue: Queue) -> int:
+    """Move scheduled retries that are due back onto the queue; return how many.
 
-    Each job is claimed with ZREM first, so workers running this at once never enqueue a job twice.
+    rq's scheduler does this in a process it forks, under a per-queue lock that a SIGKILLed worker leaves
+    held for a minute; every worker does it here instead, at each SCHEDULE_TICK. rq's
+    `ScheduledJobRegistry.requeue` claims each job (its ZREM) before enqueueing it, so workers doing this at
+    once never enqueue a job twice.
     """
-    scheduled = ScheduledJobRegistry(  # type: ignore[no-untyped-call]
-        queue.name, connection=queue.connection, serializer=JSONSerializer)
+    scheduled = queue.scheduled_job_registry
     moved = 0
-    for job_id in scheduled.get_jobs_to_schedule(time.time()):  # type: ignore[arg-type]
-        if not queue.connection.zrem(scheduled.key, job_id):
-            continue
+    for job_id in scheduled.get_jobs_to_schedule(int(time.time())):
         try:
-            job = Job.fetch(job_id, connection=queue.connection, serializer=JSONSerializer)
-        except NoSuchJobError:
+            scheduled.requeue(job_id)
+        except NoSuchJobError:  # its job expired: drop the entry
+            scheduled.remove(job_id)
+        except InvalidJobOperation:  # another worker enqueued it first
             continue
-        queue._enqueue_job(job)
-        moved += 1
+        else:
+            moved += 1
     return moved
 
 
@@ -350,19 +353,18 @@ def _worker_dead(client: BytesRedis, name: str) -> bool:
     return not pid_alive(int(pid))
 
 
-def _requeue_or_fail(client: BytesRedis, queue: Queue, job_id: str, pipe: Any) -> None:
+def _requeue_or_fail(client: BytesRedis, registry: StartedJobRegistry, execution: Execution, queue: Queue,
+                     job_id: str) -> None:
+    """Take a dead worker's execution of job `job_id` back: the job retried, or failed when out of tries."""
     try:
-        job = Job.fetch(job_id, connection=client, serializer=JSONSerializer)
+        job: Job | None = Job.fetch(job_id, connection=client, serializer=JSONSerializer)
     except NoSuchJobError:
-        return
-    if job.retries_left and job.retries_left > 0:
+        job = None
+    if job is not None and job.retries_left and job.retries_left > 0:
         log.warning("alert %s: %s; retrying", job_id, ABANDONED_REASON)
-        job.retry(queue, pipe)
-        return
-    job.set_status(JobStatus.FAILED, pipeline=pipe)
-    FailedJobRegistry(queue.name, connection=client, serializer=JSONSerializer).add(
-        job, ttl=job.failure_ttl, exc_string=ABANDONED_REASON, pipeline=pipe)
-    base.record_failed_job(_store_client(client), job_id, job.args[0] if job.args else None, ABANDONED_REASON)
+    elif job is not None:  # the alert first: should this process die before rq's writes, the next recovery redoes both
+        base.record_failed_job(_store_client(client), job_id, job.args[0] if job.args else None, ABANDONED_REASON)
+    recovery.retry_or_fail_abandoned(registry, execution, queue, job, ABANDONED_REASON)
 
 
 def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -> bool:

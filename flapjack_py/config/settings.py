@@ -1,11 +1,10 @@
 """Configuration: YAML overlaid on the defaults, validated by typed models, returned frozen.
 
-Every default lives here (gateway settings in gateway_config.py, receivers' in receiver_config.py); config.example.yml
-lists the same keys (a test keeps the two in step). A bad setting raises ConfigError
-naming the dotted key and the problem. Strings of the form `${ENV_VAR}` are replaced
-by that environment variable. Sections are frozen pydantic models with unknown keys
-refused; each gateway's settings are validated by its model and kept as a plain
-mapping (Config.gateway(medium)).
+Every default lives here (the settings of each gateway in its module's settings model, found through
+config/media.py; receivers' in config/receivers.py); config.example.yml lists the same keys (a test keeps the
+two in step). A bad setting raises ConfigError naming the dotted key and the problem. Strings of the form
+`${ENV_VAR}` are replaced by that environment variable. Sections are frozen pydantic models with unknown keys
+refused; each gateway's settings are validated by its model and kept as a plain mapping (Config.gateway(medium)).
 """
 
 from __future__ import annotations
@@ -20,13 +19,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
-from flapjack_py.config.gateways import GatewaysSection
+from flapjack_py.config.media import validate_gateways
 from flapjack_py.config.receivers import ReceiversConfig
 from flapjack_py.config.types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
 from flapjack_py.errors import ConfigError
 
-KNOWN_MEDIA = ("email", "sms", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "slack", "sns", "apprise")
-"""Media an alert may be addressed to; anything else is logged and skipped."""
 MAX_BATCH_SIZE = 100_000
 MAX_EVENT_BYTES = 64 * 1024 * 1024
 """Largest `executive.max_event_bytes` allowed (64 MiB)."""
@@ -211,9 +208,9 @@ class _Sections(Section):
 
 
 class _Document(_Sections):
-    """A whole config file as validated: the gateways typed per medium."""
+    """A whole config file as validated; its `gateways` section is validated next, per medium (validate_gateways)."""
 
-    gateways: GatewaysSection = GatewaysSection()
+    gateways: Any = None
 
 
 class Config(_Sections):
@@ -240,7 +237,7 @@ def load_config(source: Config | Mapping[str, Any] | None = None) -> Config:
         raise ConfigError(f"config: expected a mapping of sections, got {type(source).__name__}")
     document = validated(_Document, {key: {} if value is None else value for key, value in expand_env(source).items()})
     sections = {name: getattr(document, name) for name in _Sections.model_fields}
-    return Config(**sections, gateways=document.gateways.as_mappings())
+    return Config(**sections, gateways=validate_gateways(document.gateways))
 
 
 def read_config_file(path: str | os.PathLike[str] | None) -> Config:

@@ -72,12 +72,14 @@ TextOrTexts = Annotated[tuple[Text, ...], BeforeValidator(_string_list)]
 """One non-empty string or a list of them."""
 
 
-def validated(model: type[M], data: Any) -> M:
-    """`model` validated from `data`; ConfigError naming the first bad key and its problem."""
+def validated(model: type[M], data: Any, at: tuple[str, ...] = ()) -> M:
+    """`model` validated from `data`; ConfigError naming the first bad key (below the dotted key `at`, where
+    `data` sits in the config) and its problem."""
     try:
         return model.model_validate(data)
     except PydanticValidationError as exc:
-        raise ConfigError(describe_error(exc.errors()[0])) from None
+        error = exc.errors()[0]
+        raise ConfigError(describe_error({**error, "loc": (*at, *error["loc"])})) from None
 
 
 def describe_error(error: Any) -> str:

@@ -21,7 +21,9 @@ from flapjack_py.model.time_restrictions import InvalidTimeRestriction, restrict
 log = logging.getLogger(__name__)
 
 ALL_MEDIA = ("email", "sms", "slack", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "sns")
-"""Flapjack 1.6's media list, in its order: the automatic general rule's warning/critical media."""
+"""Flapjack 1.6's media list, in its order: the automatic general rule's warning/critical media (engine.md 5.2).
+A compatibility fact, not the list of gateways (flapjack_py.config.media.known_media): a medium beyond Flapjack,
+as apprise, is not in it."""
 
 SEVERITIES = ("unknown", "warning", "critical")
 """Severities a rule has media lists and blackhole flags for."""

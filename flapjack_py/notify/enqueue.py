@@ -15,7 +15,8 @@ import logging
 
 import redis
 
-from flapjack_py.config.settings import KNOWN_MEDIA, Config
+from flapjack_py.config.media import known_media
+from flapjack_py.config.settings import Config
 from flapjack_py.model.alert import Alert
 from flapjack_py.notify.render import SharedTexts, render_alert
 from flapjack_py.store import alerts as alert_store
@@ -91,7 +92,7 @@ def enqueue_alert(connection: BytesRedis, pipe: redis.client.Pipeline, alert: Al
 def delivery_queues(connection: BytesRedis, config: Config) -> list[DeliveryQueue]:
     """Jobs waiting and failed on each medium's rq queue (media enabled in config, or with jobs)."""
     found = []
-    for medium in KNOWN_MEDIA:
+    for medium in known_media():
         queue = queue_for(connection, medium)
         queued, failed = queue.count, queue.failed_job_registry.count
         if config.gateway_enabled(medium) or queued or failed:
@@ -104,7 +105,7 @@ def prepare(connection: BytesRedis, config: Config) -> None:
     queue and job template (rq asks the server's version on a new connection) and parse and compile its
     alert and rollup templates, by rendering a sample of each (issue 11: ~20 ms off the first alert after
     boot). A template that does not render is reported by the alert that uses it, not here."""
-    for medium in KNOWN_MEDIA:
+    for medium in known_media():
         if not config.gateway_enabled(medium):
             continue
         job_template(connection, medium, _retry_setting(config, medium))

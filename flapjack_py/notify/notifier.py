@@ -18,7 +18,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from flapjack_py.config.settings import KNOWN_MEDIA, Config
+from flapjack_py.config.media import is_known_medium
+from flapjack_py.config.settings import Config
 from flapjack_py.model.alert import Alert, AlertShared, RollupEntry
 from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.model.contacts import Contact, ContactDetails, Medium
@@ -177,7 +178,7 @@ class Notifier:
         """Log, reset/set the interval keys, render, record and enqueue one alert; False when skipped."""
         writes.notify_log.append((notification.event_id, notification.type.value, alert["contact"], medium.type,
                                   medium.address))
-        if medium.type not in KNOWN_MEDIA:
+        if not is_known_medium(medium.type):
             log.error("%s: alert %s for contact %s: unknown medium %r, skipped", notification.event_id,
                       alert["id"], alert["contact"], medium.type)
             trace.medium(alert["contact"], medium.type, "unknown_medium")

@@ -15,7 +15,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 from rq import Worker
 
-from flapjack_py.config.settings import KNOWN_MEDIA, Config
+from flapjack_py.config.media import known_media
+from flapjack_py.config.settings import Config
 from flapjack_py.store import metrics as store
 from flapjack_py.store.events import events_processed, queue_length
 from flapjack_py.store.plumbing.client import Clients, StrRedis
@@ -104,7 +105,7 @@ class FlapjackCollector(Collector):
         return up
 
     def _media(self) -> list[str]:
-        return [m for m in KNOWN_MEDIA if self.config.gateway_enabled(m)]
+        return [m for m in known_media() if self.config.gateway_enabled(m)]
 
 
 def render(clients: Clients, config: Config) -> bytes:

@@ -11,9 +11,9 @@ from typing import Any, cast
 from flask import Response, request
 
 from flapjack_py.access import shown_address
+from flapjack_py.config.media import is_known_medium, known_media
 from flapjack_py.errors import AlreadyExists
 from flapjack_py.model.contacts import Contact
-from flapjack_py.model.rules import ALL_MEDIA
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import contacts as store
 from flapjack_py.store import entities as entity_store
@@ -122,7 +122,7 @@ def contacts_json(client: StrRedis, contacts: Sequence[Contact]) -> list[dict[st
              "email": shown_address(role, "email", c.email) if c.email else c.email,
              "timezone": c.timezone,
              "links": {"entities": entities[c.id],
-                       "media": [f"{c.id}_{m}" for m in links[c.id][0] if m in ALL_MEDIA],
+                       "media": [f"{c.id}_{m}" for m in links[c.id][0] if is_known_medium(m)],
                        "notification_rules": links[c.id][1]}} for c in contacts]
 
 
@@ -139,7 +139,7 @@ def check_contact_item(item: Any) -> None:
     if not isinstance(media, dict) or not all(v is None or isinstance(v, str | dict) for v in media.values()):
         raise ApiError(422, NO_CONTACTS)
     for name in media:
-        if name not in ALL_MEDIA:
+        if not is_known_medium(name):
             raise ApiError(422, f"Invalid media type '{name}'")
 
 
@@ -185,7 +185,7 @@ MEDIUM_IN = {"type": ["object", "string", "null"], "description": "address, or {
 CONTACT_IN = {"type": "object", "properties": {
     "id": {"type": ["string", "number"], "minLength": 1}, "first_name": {"type": "string"},
     "last_name": {"type": "string"}, "email": {"type": "string"}, "timezone": NULL_STR,
-    "media": {"type": "object", "propertyNames": {"enum": list(ALL_MEDIA)}, "additionalProperties": MEDIUM_IN}}}
+    "media": {"type": "object", "propertyNames": {"enum": list(known_media())}, "additionalProperties": MEDIUM_IN}}}
 LIST = {"type": "object", "required": ["contacts"], "properties": {"contacts": {"type": "array", "items": CONTACT},
                                                                     "meta": META}}
 PATCH_TYPES = ("application/json-patch+json",)

@@ -12,8 +12,8 @@ from typing import Any, cast
 from flask import Response
 
 from flapjack_py.access import shown_address
+from flapjack_py.config.media import is_known_medium, known_media
 from flapjack_py.model.contacts import Medium
-from flapjack_py.model.rules import ALL_MEDIA
 from flapjack_py.store import contacts as store
 from flapjack_py.store import media as media_store
 from flapjack_py.store.plumbing.client import StrRedis, to_int
@@ -26,7 +26,7 @@ from .paging import META, PARAMETERS, listing
 from .schemas import LOCATION, NO_CONTENT, NULL_INT, STR_LIST, ids_param, ok, operation, patch_body, wrapper
 
 NO_MEDIA = "No valid media were submitted"
-MEDIA_TYPES = tuple(m for m in ALL_MEDIA if m != "pagerduty")
+MEDIA_TYPES = tuple(m for m in known_media() if m != "pagerduty")
 """Media the media routes address (PagerDuty has its own resource, api-v1.md 6)."""
 
 
@@ -132,10 +132,10 @@ def medium_field_errors(contact_id: str, item: dict[str, Any]) -> dict[str, str]
 
     The web UI shows them next to its form fields; check_medium_item answers the first one.
     """
-    if item.get("id") is not None and item["id"] not in [f"{contact_id}_{name}" for name in ALL_MEDIA]:
+    if item.get("id") is not None and item["id"] not in [f"{contact_id}_{name}" for name in known_media()]:
         return {"id": "Media creation cannot include non-conformant IDs"}
     kind = item.get("type")
-    if not isinstance(kind, str) or kind not in ALL_MEDIA:
+    if not isinstance(kind, str) or not is_known_medium(kind):
         return {"type": f"Invalid media type '{'' if kind is None else kind}'"}
     if kind == "pagerduty":
         return {}
@@ -185,7 +185,7 @@ MEDIUM = {"type": "object", "required": ["id", "type", "address", "interval", "r
                          "links": {"type": "object", "required": ["contacts"], "properties": {"contacts": STR_LIST}}}}
 MEDIUM_IN = {"type": "object", "required": ["type", "address"], "properties": {
     "id": {"type": "string", "description": "optional; must be <contact_id>_<type>"},
-    "type": {"type": "string", "enum": list(ALL_MEDIA)}, "address": {"type": "string"},
+    "type": {"type": "string", "enum": list(known_media())}, "address": {"type": "string"},
     "interval": NULL_INT, "rollup_threshold": NULL_INT}}
 LIST = {"type": "object", "required": ["media"], "properties": {"media": {"type": "array", "items": MEDIUM},
                                                                 "meta": META}}

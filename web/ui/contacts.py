@@ -11,7 +11,7 @@ from zoneinfo import available_timezones
 from flask import abort, render_template, request
 
 from flapjack_py import keys
-from flapjack_py.model.rules import ALL_MEDIA
+from flapjack_py.config.media import known_media
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import media as media_store
@@ -35,7 +35,7 @@ NOTICES = {
     "rule-deleted": "Notification rule deleted.",
 }
 """Notice codes a people form's redirect carries, and what the page then says."""
-MEDIA_TYPES = tuple(m for m in ALL_MEDIA if m != "pagerduty")
+MEDIA_TYPES = tuple(m for m in known_media() if m != "pagerduty")
 """Media a contact's media form offers (PagerDuty has its own form)."""
 TIMEZONES = sorted(available_timezones())
 """Time zone names offered in the contact form."""

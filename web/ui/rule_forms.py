@@ -15,9 +15,9 @@ from typing import Any
 from flask import abort, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+from flapjack_py.config.media import known_media
 from flapjack_py.errors import AlreadyExists
 from flapjack_py.model.rules import (
-    ALL_MEDIA,
     LIST_FIELDS,
     MATCH_FIELDS,
     SEVERITIES,
@@ -103,7 +103,7 @@ def _fields(form: FormState, kept: list[Any]) -> dict[str, Any]:
     fields: dict[str, Any] = {name: form.lines(name, commas=not name.startswith("regex")) for name in MATCH_FIELDS}
     for severity in SEVERITIES:
         chosen = request.form.getlist(f"{severity}_media")
-        fields[f"{severity}_media"] = [m for m in ALL_MEDIA if m in chosen]
+        fields[f"{severity}_media"] = [m for m in known_media() if m in chosen]
         fields[f"{severity}_blackhole"] = bool(request.form.get(f"{severity}_blackhole"))
     fields["time_restrictions"] = [*kept, *[to_restriction(w) for w in _windows(form)]]
     for name, messages in rule_field_errors(fields).items():
@@ -134,7 +134,7 @@ def _render(contact_id: str, found: NotificationRule | None, form: FormState) ->
         "ui/rule.html", contact=contact, name=queries.full_name(contact), rule=found, f=form,
         zone=contact.timezone, rows=_rows(form, stored), custom=[e for e in stored if from_restriction(e) is None],
         lists={name: "\n".join(getattr(found, name) or []) if found else "" for name in MATCH_FIELDS},
-        media=ALL_MEDIA, severities=SEVERITIES, days=DAYS, list_fields=LIST_FIELDS)
+        media=known_media(), severities=SEVERITIES, days=DAYS, list_fields=LIST_FIELDS)
 
 
 def _rows(form: FormState, stored: list[Any]) -> list[dict[str, Any]]:

@@ -360,3 +360,15 @@ for k = 3, #KEYS do
 end
 return gone
 """
+
+REQUEUE_STUCK_JOB = """
+-- KEYS[1] an rq queue's intermediate list, KEYS[2] the rq queue (a list of job ids)
+-- ARGV[1] a job id
+-- Moves the job id from the intermediate list (where a worker that died put it when it took the job) back to
+-- the front of the queue, if it is still there. Returns 1 when moved, 0 when another worker took it first.
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then
+  redis.call('LPUSH', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
