@@ -19,7 +19,7 @@ import yaml
 
 from flapjack_py.bench.context import Context
 from flapjack_py.bench.servers import free_port
-from flapjack_py.bench.worker import child_env
+from flapjack_py.bench.worker import child_env, log_tail
 from flapjack_py.bench.workload import make_event
 from flapjack_py.config.settings import load_config
 from flapjack_py.errors import BenchError
@@ -95,10 +95,7 @@ class FlapjackServer:
 
     def tail(self) -> str:
         """The end of its log."""
-        try:
-            return self.log_path.read_text(errors="replace")[-800:].strip() or "empty"
-        except OSError:
-            return "unreadable"
+        return log_tail(self.log_path)
 
     def stop(self) -> None:
         """SIGTERM (it stops its children); when it has not exited after STOP_TIMEOUT, SIGKILL to its process

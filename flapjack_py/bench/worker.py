@@ -62,15 +62,20 @@ class Worker:
 
     def tail(self) -> str:
         """The end of the child's log."""
-        try:
-            return self.log_path.read_text(errors="replace")[-800:].strip() or "empty"
-        except OSError:
-            return "unreadable"
+        return log_tail(self.log_path)
 
     def stop(self) -> None:
         """Close its stdin (it exits), kill it by PID if it does not."""
         stop_process(self.process)
         self._log.close()
+
+
+def log_tail(path: Path) -> str:
+    """The end of a child process's log file."""
+    try:
+        return path.read_text(errors="replace")[-800:].strip() or "empty"
+    except OSError:
+        return "unreadable"
 
 
 def child_env() -> dict[str, str]:
