@@ -184,6 +184,17 @@ def open_gateway(medium: str, config: Config, session: requests.Session | None =
     return cls(gateway_settings(config, medium, cls.required), session=session)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """How one try at an alert went: its new status (`queued` = to be retried) and the (redacted) error."""
+
+    status: str
+    error: str | None = None
+    retry_after: float | None = None
+    skipped: bool = False
+    """Already delivered (a retry after a crash): nothing to record."""
+
+
 def deliver_alert(gateway: Gateway, alert: Alert, client: StrRedis, *, last_try: bool) -> str:
     """Send one alert and record the outcome on `alert:ID`; return the status.
 
@@ -192,47 +203,78 @@ def deliver_alert(gateway: Gateway, alert: Alert, client: StrRedis, *, last_try:
     (redacted) reason. Other failures record the reason, keep `queued`, and
     raise DeliveryFailed so the queue retries.
     """
+    previous = alert_store.load_statuses(client, [alert["id"]])[alert["id"]]
+    outcome = attempt(gateway, alert, previous.status if previous else None, last_try=last_try)
+    if not outcome.skipped:
+        record_outcome(client, alert["id"], previous, outcome)
+    if outcome.status == AlertStatus.QUEUED:
+        raise DeliveryFailed(outcome.error or "", outcome.retry_after)
+    return outcome.status
+
+
+def attempt(gateway: Gateway, alert: Alert, status: str | None, *, last_try: bool) -> Outcome:
+    """Send one alert whose record has `status` (None: no record) and log how it went; nothing is recorded.
+
+    Failures are `failed` when permanent or on the last try, else `queued` (to be retried)."""
     alert_id = alert["id"]
-    record = alert_store.load_alert(client, alert_id)
-    if record and record.get("status") == AlertStatus.DELIVERED:
+    if status == AlertStatus.DELIVERED:
         log.info("alert %s: already delivered, skipped", alert_id)
-        return AlertStatus.DELIVERED
+        return Outcome(AlertStatus.DELIVERED, skipped=True)
     if not alert["address"]:
-        return record_failed(client, alert, "no address for this medium", gateway.settings)
+        return _failed(alert, "no address for this medium", gateway.settings)
     started = time.monotonic()
     try:
         gateway.send(alert)
     except PermanentError as exc:
-        return record_failed(client, alert, describe(exc), gateway.settings)
+        return _failed(alert, describe(exc), gateway.settings)
     except Exception as exc:  # noqa: BLE001 -- one gateway job is a loop boundary
         reason = redact(describe(exc), gateway.settings)
         if last_try:
-            return record_failed(client, alert, reason, gateway.settings)
+            return _failed(alert, reason, gateway.settings)
         log.warning("alert %s (%s): delivery failed, will retry: %s", alert_id, gateway.medium, reason,
                     extra={"alert_id": alert_id, "check": alert["check"]})
-        alert_store.set_status(client, alert_id, AlertStatus.QUEUED, error=reason)
-        raise DeliveryFailed(reason, getattr(exc, "retry_after", None)) from None
-    return record_delivered(client, alert, time.monotonic() - started)
+        return Outcome(AlertStatus.QUEUED, reason, getattr(exc, "retry_after", None))
+    _log_delivered(alert, time.monotonic() - started)
+    return Outcome(AlertStatus.DELIVERED)
+
+
+def record_outcome(client: StrRedis, alert_id: str, previous: alert_store.StatusFields | None,
+                   outcome: Outcome) -> None:
+    """Record an attempt's outcome on `alert:ID` (`previous`: the record as it was read before the try)."""
+    if previous is None:
+        log.warning("alert %s: no record (expired?); status %s not stored", alert_id, outcome.status)
+        return
+    alert_store.record_status(client, alert_id, previous, outcome.status, error=outcome.error)
 
 
 def record_delivered(client: StrRedis, alert: Alert, elapsed: float = 0.0) -> str:
     """Set the alert's status to `delivered` (with `delivered_at`) and log it."""
-    alert_id, check, contact = alert["id"], alert["check"], alert["contact"]
-    alert_store.set_status(client, alert_id, AlertStatus.DELIVERED)
-    # the address is not logged: for some media (apprise, webhooks) it holds a token
-    log.info("alert %s: delivered by %s to contact %s for %s (%.0f ms)", alert_id, alert["media"], contact, check,
-             elapsed * 1000, extra={"alert_id": alert_id, "check": check, "contact": contact})
+    alert_store.set_status(client, alert["id"], AlertStatus.DELIVERED)
+    _log_delivered(alert, elapsed)
     return AlertStatus.DELIVERED
 
 
 def record_failed(client: StrRedis, alert: Alert, reason: str, settings: Mapping[str, Any] | None = None) -> str:
     """Set the alert's status to `failed` with the redacted reason as `error`, and log it."""
-    reason = redact(reason, settings or {})
+    outcome = _failed(alert, reason, settings or {})
+    alert_store.set_status(client, alert["id"], AlertStatus.FAILED, error=outcome.error)
+    return AlertStatus.FAILED
+
+
+def _log_delivered(alert: Alert, elapsed: float) -> None:
+    alert_id, check, contact = alert["id"], alert["check"], alert["contact"]
+    # the address is not logged: for some media (apprise, webhooks) it holds a token
+    log.info("alert %s: delivered by %s to contact %s for %s (%.0f ms)", alert_id, alert["media"], contact, check,
+             elapsed * 1000, extra={"alert_id": alert_id, "check": check, "contact": contact})
+
+
+def _failed(alert: Alert, reason: str, settings: Mapping[str, Any]) -> Outcome:
+    """A failed outcome with the redacted reason, logged."""
+    reason = redact(reason, settings)
     alert_id, check = alert["id"], alert["check"]
-    alert_store.set_status(client, alert_id, AlertStatus.FAILED, error=reason)
     log.error("alert %s: delivery by %s for %s failed: %s", alert_id, alert["media"], check, reason,
               extra={"alert_id": alert_id, "check": check})
-    return AlertStatus.FAILED
+    return Outcome(AlertStatus.FAILED, reason)
 
 
 def record_failed_job(client: StrRedis, job_id: str, payload: object, reason: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import socket
 import threading
 import time
@@ -35,11 +36,15 @@ from flapjack_py.config.settings import Config, read_config_file
 from flapjack_py.model.alert import alert_from_json
 from flapjack_py.model.heartbeat import Heartbeat
 from flapjack_py.runtime.connection import clients_for, open_clients
-from flapjack_py.store import recovery
+from flapjack_py.store import alerts as alert_store
+from flapjack_py.store import deliveries, recovery
+from flapjack_py.store.alerts import AlertStatus
+from flapjack_py.store.deliveries import Settle, Settled, Taken
 from flapjack_py.store.plumbing.client import BytesRedis, Clients, StrRedis
 from flapjack_py.store.plumbing.processes import pid_alive
 
 from . import base
+from .batch import CONCURRENCY, Senders, deliver_batch, stretch_next_interval
 from .liveness import alive
 
 log = logging.getLogger(__name__)
@@ -56,6 +61,10 @@ WORKER_TTL = 60
 """rq worker heartbeat TTL, seconds (the worker wakes every WORKER_TTL - 15 s when idle)."""
 MAINTENANCE_INTERVAL = 60
 """Seconds between rq maintenance rounds (registry cleanup + our abandoned-job recovery)."""
+HEARTBEAT_EVERY = 5.0
+"""Seconds between the rq worker heartbeats of a delivering worker (and checks for a maintenance round)."""
+IDLE_WAIT = 1
+"""Seconds a worker blocks on its empty queue before it looks at its heartbeat and stop flag again."""
 ABANDONED_REASON = "worker died while delivering"
 
 _gateways: dict[str, base.Gateway] = {}
@@ -77,7 +86,7 @@ def deliver(payload: object) -> str:
         return base.deliver_alert(gateway, alert, _store_client(job.connection), last_try=not job.retries_left)
     except base.DeliveryFailed as exc:
         if exc.retry_after:
-            _stretch_next_interval(job, exc.retry_after)
+            stretch_next_interval(job, exc.retry_after)
         raise
 
 
@@ -95,23 +104,26 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
     clients, embedded = open_clients(config)
     use_clients(clients)
     _gateways[name] = gateway
+    senders = Senders(gateway, int(gateway.settings.get("concurrency", CONCURRENCY)))
     stop_polling = threading.Event()
     try:
         worker = make_worker(clients.raw, name)
         recover_abandoned(clients.raw, name)
-        log.info("gateway %s: worker %s started%s", name, worker.name, " (burst)" if burst else "")
+        log.info("gateway %s: worker %s started, %d connection(s)%s", name, worker.name, senders.concurrency,
+                 " (burst)" if burst else "")
         if burst:
             _poll_once(gateway, clients.text)
-            _work_burst(worker, float(gateway.settings.get("burst_wait", BURST_WAIT)))
+            _work_burst(worker, senders, float(gateway.settings.get("burst_wait", BURST_WAIT)))
             return 0
         _start_poller(gateway, clients.text, stop_polling)
         _every(SCHEDULE_TICK, lambda: _tick(worker.queues[0]), stop_polling, f"{name}-retries")
         with alive(clients.text, config, name) as beat:
-            _work_until_stopped(worker, beat)
+            _work_until_stopped(worker, senders, beat)
         return 0
     finally:
         stop_polling.set()
         _gateways.pop(name, None)
+        senders.close()
         gateway.close()
         if embedded:
             embedded.stop()
@@ -185,14 +197,15 @@ def _module_runner(name: str) -> Callable[[Config, bool], int] | None:
     return base.declaration(name).run
 
 
-def _work_until_stopped(worker: GatewayWorker, beat: Heartbeat) -> None:
-    """Run the rq worker; when Redis is lost outside rq's own retry (e.g. during a Sentinel failover)
-    start a fresh worker after a back-off, so the process, its heartbeat and its watchdog live on."""
+def _work_until_stopped(worker: GatewayWorker, senders: Senders, beat: Heartbeat) -> None:
+    """Deliver batches until SIGTERM/SIGINT; when Redis is lost (e.g. during a Sentinel failover) start a
+    fresh worker after a back-off, so the process, its heartbeat and its watchdog live on."""
     backoff = 1.0
+    _stop_on_signals(worker)
     while True:
         worker.liveness = beat
         try:
-            worker.work(with_scheduler=False, logging_level=logging.getLevelName(log.getEffectiveLevel()))
+            _run_batches(worker, senders, burst=False)
             return
         except redis.ConnectionError as exc:
             log.error("gateway %s: lost Redis (%s); starting the worker again in %.0fs", beat.medium, exc, backoff)
@@ -260,22 +273,42 @@ def _gateway_for(medium: str) -> base.Gateway:
     return gateway
 
 
-def _stretch_next_interval(job: Job, seconds: float) -> None:
-    """Make the job's next retry interval at least `seconds` (honouring Retry-After)."""
-    intervals = list(job.retry_intervals or [0])
-    index = max(len(intervals) - (job.retries_left or 0), 0)
-    index = min(index, len(intervals) - 1)
-    # rq schedules to the whole second, rounding down: one more second keeps the retry after Retry-After
-    intervals[index] = max(int(intervals[index]), int(seconds + 0.999) + 1)
-    job.retry_intervals = intervals
-    log.info("alert %s: next try in %ss (Retry-After)", job.id, intervals[index])
+def _run_batches(worker: GatewayWorker, senders: Senders, *, burst: bool) -> None:
+    """Deliver batches of the worker's queue until it is stopped (or, with burst, until the queue is empty),
+    registered as an rq worker (heartbeat, maintenance rounds) meanwhile."""
+    rq_queue, store = worker.queues[0], _store_client(worker.connection)
+    worker.register_birth()  # type: ignore[no-untyped-call]  # rq's method has no annotations
+    try:
+        last_beat = 0.0
+        while not worker.stopping:
+            if time.monotonic() - last_beat > HEARTBEAT_EVERY:
+                worker.heartbeat()
+                last_beat = time.monotonic()
+                if worker.should_run_maintenance_tasks:
+                    worker.run_maintenance_tasks()
+            taken = deliver_batch(rq_queue, worker.name, senders, store, 0 if burst else IDLE_WAIT)
+            if taken and worker.liveness is not None:
+                worker.liveness.done(taken, time.time())
+            if burst and not taken:
+                return
+    finally:
+        with contextlib.suppress(redis.RedisError):
+            worker.register_death()  # type: ignore[no-untyped-call]  # rq's method has no annotations
 
 
-def _work_burst(worker: GatewayWorker, burst_wait: float) -> None:
+def _stop_on_signals(worker: GatewayWorker) -> None:
+    """SIGTERM/SIGINT: finish the batch in hand, then stop (the main thread only: signals go there)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda _signum, _frame: setattr(worker, "stopping", True))
+
+
+def _work_burst(worker: GatewayWorker, senders: Senders, burst_wait: float) -> None:
     """Deliver what is queued, waiting (at most burst_wait s each time) for scheduled retries to fall due."""
     queue = worker.queues[0]
     for _ in range(BURST_ROUNDS):
-        worker.work(burst=True, with_scheduler=False, logging_level="WARNING")
+        _run_batches(worker, senders, burst=True)
         due = _next_due(queue.scheduled_job_registry)
         if due is None or due - time.time() > burst_wait:
             return
@@ -360,11 +393,21 @@ def _requeue_or_fail(client: BytesRedis, registry: StartedJobRegistry, execution
         job: Job | None = Job.fetch(job_id, connection=client, serializer=JSONSerializer)
     except NoSuchJobError:
         job = None
+    if job is not None and _delivered(client, job_id):  # sent and recorded in a batch its worker did not settle
+        log.info("alert %s: delivered by a worker that died before settling its job; finished", job_id)
+        deliveries.settle_jobs(queue, [Settled(Taken(job, execution), Settle.FINISHED, AlertStatus.DELIVERED)],
+                               execution.worker_name)
+        return
     if job is not None and job.retries_left and job.retries_left > 0:
         log.warning("alert %s: %s; retrying", job_id, ABANDONED_REASON)
     elif job is not None:  # the alert first: should this process die before rq's writes, the next recovery redoes both
         base.record_failed_job(_store_client(client), job_id, job.args[0] if job.args else None, ABANDONED_REASON)
     recovery.retry_or_fail_abandoned(registry, execution, queue, job, ABANDONED_REASON)
+
+
+def _delivered(client: BytesRedis, alert_id: str) -> bool:
+    record = alert_store.load_statuses(_store_client(client), [alert_id])[alert_id]
+    return record is not None and record.status == AlertStatus.DELIVERED
 
 
 def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -> bool:

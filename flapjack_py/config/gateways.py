@@ -18,6 +18,7 @@ from flapjack_py.config.types import Bool, Seconds, Section, Text, Timeout, Wait
 
 MAX_RETRIES = 100
 MAX_WORKERS = 64
+MAX_CONCURRENCY = 64
 
 
 class GatewaySettings(Section):
@@ -33,6 +34,9 @@ class GatewaySettings(Section):
     timeout: Timeout | None = None
     burst_wait: Wait | None = None
     workers: Annotated[int, Field(ge=1, le=MAX_WORKERS, strict=True)] = 1
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY, strict=True)] | None = None
+    """Alerts each worker sends at once, each over its own connection (unset: gateways/batch.py's CONCURRENCY,
+    1); a worker killed mid-batch may duplicate up to this many (the ones in flight)."""
 
     @field_validator("templates")
     @classmethod

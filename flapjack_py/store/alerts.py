@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from flapjack_py import keys
 from flapjack_py.model.alert import Alert
@@ -25,6 +26,15 @@ RECORD_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "typ
 """Fields of alert:ID written when the alert is recorded."""
 OPTIONAL_FIELDS = ("escalation_policy", "escalation_level")
 """Fields of alert:ID written only when the alert has them (an escalation policy paged the contact)."""
+
+
+class StatusFields(NamedTuple):
+    """What recording a delivery status needs of an alert record."""
+
+    medium: str
+    type: str
+    queued_at: int | None
+    status: str
 
 
 class AlertStatus:
@@ -115,25 +125,50 @@ def load_alert(client: StrRedis, alert_id: str) -> dict[str, str] | None:
 def set_status(client: StrRedis, alert_id: str, status: str, *, error: str | None = None,
                now: float | None = None) -> None:
     """Set an alert's delivery status (and `delivered_at` or `error`)."""
+    previous = load_statuses(client, [alert_id])[alert_id]
+    if previous is None:
+        log.warning("alert %s: no record (expired?); status %s not stored", alert_id, status)
+        return
+    pipe = client.pipeline(transaction=True)
+    save_status(pipe, alert_id, previous, status, error=error, now=now)
+    pipe.execute()
+
+
+def record_status(client: StrRedis, alert_id: str, previous: StatusFields, status: str, *,
+                  error: str | None = None) -> None:
+    """save_status in its own MULTI (one round trip: the record was read before, by load_statuses)."""
+    pipe = client.pipeline(transaction=True)
+    save_status(pipe, alert_id, previous, status, error=error)
+    pipe.execute()
+
+
+def load_statuses(client: StrRedis, alert_ids: list[str]) -> dict[str, StatusFields | None]:
+    """What save_status needs of each alert record (one round trip); None for a record that is gone."""
+    pipe = client.pipeline(transaction=False)
+    for alert_id in alert_ids:
+        pipe.hmget(keys.alert(alert_id), "media", "type", "timestamp", "status")
+    found: dict[str, StatusFields | None] = {}
+    for alert_id, (medium, alert_type, queued_at, status) in zip(alert_ids, pipe.execute(), strict=True):
+        found[alert_id] = None if medium is None else StatusFields(
+            medium, alert_type or "", None if queued_at is None else to_int(queued_at), status or "")
+    return found
+
+
+def save_status(pipe: Writes, alert_id: str, previous: StatusFields, status: str, *, error: str | None = None,
+                now: float | None = None) -> None:
+    """Write an alert's delivery status (and `delivered_at` or `error`) and its metrics on `pipe`;
+    `previous` is the record as load_statuses read it."""
     now = now if now is not None else time.time()
     fields = {"status": status}
     if status == AlertStatus.DELIVERED:
         fields["delivered_at"] = str(int(now))
     if error is not None:
         fields["error"] = error
-    medium, alert_type, queued_at, previous = client.hmget(keys.alert(alert_id), "media", "type", "timestamp",
-                                                            "status")
-    if medium is None:
-        log.warning("alert %s: no record (expired?); status %s not stored", alert_id, status)
-        return
-    pipe = client.pipeline(transaction=True)
     pipe.hset(keys.alert(alert_id), mapping=fields)
-    if (previous or "") != status:  # a retry that stays `queued` is not a new arrival at `queued`
-        metrics.count_alert(pipe, medium, (alert_type or ""), status)
-    queued = None if queued_at is None else to_int(queued_at)
-    if status == AlertStatus.DELIVERED and queued is not None:
-        metrics.observe_delivery(pipe, medium, now - queued)
-    pipe.execute()
+    if previous.status != status:  # a retry that stays `queued` is not a new arrival at `queued`
+        metrics.count_alert(pipe, previous.medium, previous.type, status)
+    if status == AlertStatus.DELIVERED and previous.queued_at is not None:
+        metrics.observe_delivery(pipe, previous.medium, now - previous.queued_at)
 
 
 def alert_ids(client: StrRedis, index: str, start: float | str = "-inf", end: float | str = "+inf",
