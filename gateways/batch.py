@@ -82,7 +82,9 @@ class Senders:
 def deliver_batch(rq_queue: Queue, worker_name: str, senders: Senders, store: StrRedis, wait: int = 0) -> int:
     """Take a batch of jobs off `rq_queue` (blocking up to `wait` s for the first), deliver and settle them;
     return how many jobs were taken (0: the queue was empty)."""
-    job_ids = deliveries.take_job_ids(rq_queue, BATCH_PER_SENDER * senders.concurrency, wait)
+    # a kill takes back every job of the batch: without retries each would fail, so take only those sent at once
+    per_sender = BATCH_PER_SENDER if int(senders.gateway.settings.get("retries", 3)) else 1
+    job_ids = deliveries.take_job_ids(rq_queue, per_sender * senders.concurrency, wait)
     if not job_ids:
         return 0
     taken = deliveries.start_jobs(rq_queue, job_ids, worker_name, JOB_TTL)
