@@ -6,6 +6,9 @@ Each counts the sessions (TCP connections) it saw and records every message or e
 alert it carries (an email's Message-ID names the alert id; a PagerDuty event is its routing key and
 dedup key, that is the contact's service and the check) and when it was accepted. A few are kept whole,
 for the plain clients of the same-run references (bench/plain_clients.py) to send again.
+
+`pause(medium)` stops one of them as a crash would (it stops listening and drops its open connections) and
+`resume(medium)` listens again on the same port (benchmarks/soak.py's SMTP outages).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import logging
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -145,7 +149,9 @@ class Sinks:
         self.deliveries = Deliveries()
         self.loop = asyncio.new_event_loop()
         self.ports: dict[str, int] = {}
-        self._servers: list[asyncio.base_events.Server] = []
+        self._servers: dict[str, asyncio.base_events.Server] = {}  # listening, by medium
+        self._factories: dict[str, Callable[[], asyncio.Protocol]] = {}
+        self._open: dict[str, weakref.WeakSet[Any]] = {EMAIL: weakref.WeakSet(), PAGERDUTY: weakref.WeakSet()}
         self._thread = threading.Thread(target=self._run, name="bench-sinks", daemon=True)
         self._started = threading.Event()
 
@@ -158,12 +164,45 @@ class Sinks:
 
     def stop(self) -> None:
         """Stop listening, end the loop and its thread."""
-        for server in self._servers:
+        for server in self._servers.values():
             self.loop.call_soon_threadsafe(server.close)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         if not self._thread.is_alive():
             self.loop.close()
+
+    def pause(self, medium: str) -> None:
+        """Stop the server of `medium` as a crash would: no longer listening, its open connections dropped
+        (aborted, no goodbye). Nothing happens when it is paused already."""
+        asyncio.run_coroutine_threadsafe(self._pause(medium), self.loop).result(30)
+
+    def resume(self, medium: str) -> None:
+        """Listen again, on the same port, after `pause`. Nothing happens when it is listening."""
+        asyncio.run_coroutine_threadsafe(self._serve(medium, self.ports[medium]), self.loop).result(30)
+
+    async def _pause(self, medium: str) -> None:
+        server = self._servers.pop(medium, None)
+        if server is None:
+            return
+        server.close()
+        for protocol in list(self._open[medium]):
+            transport = getattr(protocol, "transport", None)
+            if transport is not None:
+                transport.abort()
+        await server.wait_closed()
+
+    async def _serve(self, medium: str, port: int) -> None:
+        if medium in self._servers:
+            return
+
+        def factory() -> asyncio.Protocol:
+            protocol = self._factories[medium]()
+            self._open[medium].add(protocol)
+            return protocol
+
+        server = await self.loop.create_server(factory, "127.0.0.1", port)
+        self._servers[medium] = server
+        self.ports[medium] = int(server.sockets[0].getsockname()[1])
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -181,7 +220,6 @@ class Sinks:
             return SMTP(mailbox, hostname="bench-smtp", ident="flapjack bench")
 
         pagerduty: Callable[[], asyncio.Protocol] = lambda: PagerDutyProtocol(self.deliveries)  # noqa: E731
-        for medium, factory in ((EMAIL, smtp), (PAGERDUTY, pagerduty)):
-            server = await self.loop.create_server(factory, "127.0.0.1", 0)
-            self._servers.append(server)
-            self.ports[medium] = int(server.sockets[0].getsockname()[1])
+        self._factories.update({EMAIL: smtp, PAGERDUTY: pagerduty})
+        for medium in (EMAIL, PAGERDUTY):
+            await self._serve(medium, 0)
