@@ -7,22 +7,12 @@ import base64
 import http.client
 import json
 import smtplib
-from collections.abc import Iterator
 from email.message import EmailMessage
 
-import pytest
 import requests
 
 from flapjack_py.bench.plain_clients import http_rate, smtp_rate
 from flapjack_py.bench.sinks import SAMPLES, Sinks
-
-
-@pytest.fixture
-def sinks() -> Iterator[Sinks]:
-    servers = Sinks()
-    servers.start()
-    yield servers
-    servers.stop()
 
 
 def message(alert_id: str) -> EmailMessage:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import smtplib
 import subprocess
 import sys
-from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -45,14 +44,6 @@ def test_three_minutes_under_kills_and_smtp_outages_lose_nothing_and_grow_nothin
     assert int(duplicates["duplicates"]) <= int(duplicates["kills"]) == int(result["kills"])
     assert fields(lines[3]) == {"status": "ok", "queued": "0", "started": "0", "scheduled": "0", "failed": "0",
                                 "events_left": "0"}
-
-
-@pytest.fixture
-def sinks() -> Iterator[Sinks]:
-    servers = Sinks()
-    servers.start()
-    yield servers
-    servers.stop()
 
 
 def message(alert_id: str) -> EmailMessage:
