@@ -51,7 +51,7 @@ POLICY: dict[str, Role | str] = {
     "api.patch_unscheduled": R, "api.post_test_notifications": R,
     "api.post_series": R, "api.patch_series": R, "api.delete_series": R,
     # API: events from receivers (they change check state like any feeder)
-    "api.alertmanager_webhook": R,
+    "api.alertmanager_webhook": R, "api.grafana_webhook": R, "api.generic_webhook": R,
     # API: contacts, media, rules, PagerDuty credentials, entities and checks themselves
     "api.post_contacts": A, "api.patch_contacts": A, "api.delete_contacts": A,
     "api.post_media": A, "api.patch_media": A, "api.delete_media": A,

@@ -48,12 +48,18 @@ DEFAULT_MAPPING = LabelMapping()
 
 def events_from_payload(payload: Any, mapping: LabelMapping = DEFAULT_MAPPING, now: int = 0) -> list[dict[str, Any]]:
     """Every alert of a webhook payload as an event; InvalidEvent when the payload is not one."""
+    return [event_from_alert(alert, mapping, now) for alert in alert_list(payload, "Alertmanager", "4")]
+
+
+def alert_list(payload: Any, sender: str, version: str) -> list[Any]:
+    """The `alerts` of an Alertmanager-shaped payload of `version` (the version a payload without one
+    is taken to be); InvalidEvent naming `sender` when the payload is not one."""
     if not isinstance(payload, Mapping) or not isinstance(payload.get("alerts"), list):
-        raise InvalidEvent(["not an Alertmanager webhook payload: no `alerts` list"])
-    version = str(payload.get("version", "4"))
-    if version != "4":
-        raise InvalidEvent([f"unsupported Alertmanager webhook version {version!r} (4 is understood)"])
-    return [event_from_alert(alert, mapping, now) for alert in payload["alerts"]]
+        raise InvalidEvent([f"not a webhook payload of {sender}: no `alerts` list"])
+    found = str(payload.get("version", version))
+    if found != version:
+        raise InvalidEvent([f"unsupported {sender} webhook version {found!r} ({version} is understood)"])
+    return list(payload["alerts"])
 
 
 def event_from_alert(alert: Any, mapping: LabelMapping = DEFAULT_MAPPING, now: int = 0) -> dict[str, Any]:

@@ -94,6 +94,7 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
     documented = {(m, re.sub(r"/{ids}$", "", p)) for p, item in document["paths"].items() for m in item
                   if m in ("get", "post", "patch", "delete")}
     additions = {("get", "/alerts"), ("get", "/contacts/{contact_id}/alerts"), ("post", "/receivers/alertmanager")}
+    additions |= {("post", "/receivers/grafana"), ("post", "/receivers/webhook/{name}")}
     additions |= {(m, "/maintenance_series") for m in ("get", "post", "patch", "delete")}
     additions |= {("get", "/maintenances.ics")}
     additions |= {(m, "/schedules") for m in ("get", "post", "patch", "delete")}

@@ -34,4 +34,7 @@ def test_example_lists_every_receiver_setting_with_its_default() -> None:
     assert load_config({"receivers": raw}).receivers == defaults
     for name, field in type(defaults).model_fields.items():
         key = field.alias or name
+        if isinstance(getattr(defaults, name), dict):  # webhooks: none by default, examples commented out
+            assert raw[key] == {}, key
+            continue
         assert set(raw[key]) == set(type(getattr(defaults, name)).model_fields), key
