@@ -306,6 +306,11 @@ def maintenance_summary(entity: str, check: str, kind: str, start: int | str) ->
     return f"{entity}:{check}:{start}:{kind}_maintenance:summary"
 
 
+def maintenance_actor(entity: str, check: str, kind: str, start: int | str) -> str:
+    """hash (flapjack-py addition): who made the `kind` window starting at `start`: actor, channel."""
+    return f"{entity}:{check}:{start}:{kind}_maintenance:actor"
+
+
 def sorted_maintenance_timestamps(entity: str, check: str, kind: str) -> str:
     """zset: member = score = start ts of every `kind` window."""
     return f"{entity}:{check}:sorted_{kind}_maintenance_timestamps"
@@ -685,3 +690,12 @@ def rate_samples() -> str:
     """list: `TIME EVENTS QUEUE` samples (unix time, event_counters `all`, events queue length), newest first,
     one per 30 s bucket, capped (flapjack_py.store.samples): the UI's sparklines."""
     return "flapjack_metrics:rate_samples"
+
+
+# --- audit trail (flapjack-py addition) --------------------------------------
+
+
+def audit() -> str:
+    """stream: one entry per write (time, actor, channel, address, action, target, outcome), append-only,
+    trimmed by age (flapjack_py.store.audit)."""
+    return "audit"

@@ -17,19 +17,18 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from flapjack_py import __version__, timeparse
+from flapjack_py import __version__, actions, timeparse
 from flapjack_py.durations import HOUR, words
 from flapjack_py.errors import InvalidDuration
-from flapjack_py.model.events import FAILURE_STATES, action_event
+from flapjack_py.model.actors import Actor
+from flapjack_py.model.events import FAILURE_STATES
 from flapjack_py.model.patterns import InvalidPattern, Match, Pattern, escape
 from flapjack_py.model.patterns import compile_pattern as compile_re2
 from flapjack_py.notify.render import local_time
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
-from flapjack_py.store.events import push_event
 from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
@@ -169,7 +168,7 @@ class Bot:
         entity, _, check = check_id.partition(":")
         acked = maint_store.in_force(self.client, entity, check, maint_store.UNSCHEDULED) is not None
         duration = human_duration(options.get("duration"), ACK_DURATION)
-        self._queue_ack(entity, check, comment, duration, now, ack_id)
+        self._queue_ack([(entity, check)], sender, comment, duration, now)
         verb = "Changing ACK for" if acked else "ACKing"
         return f"{verb} {check} on {entity} ({ack_id})"
 
@@ -189,8 +188,8 @@ class Bot:
         if entity_store.entity_id(self.client, entity) is None:
             return f"yeah, no I can't see {entity} in my systems"
         summary = f"Testing notifications to all contacts interested in entity: {entity}, check: {check}"
-        self._push({"type": "action", "state": "test_notifications", "entity": entity, "check": check,
-                    "summary": summary, "time": now})
+        actions.test_notifications(self.client, self.settings.events_queue, [(entity, check)],
+                                   actor=jabber_actor(sender), now=now, summary=summary)
         log.info("jabber bot: %s asked for test notifications for %s:%s", sender, entity, check)
         return f"so you want me to test notifications for entity: {entity}, check: {check} eh? ... well OK!"
 
@@ -259,7 +258,8 @@ class Bot:
         duration = human_duration(options.get("duration"), BULK_DURATION)
         summary = f"{sender}: {comment or DEFAULT_COMMENT}"
         for entity, check in checks:
-            maint_store.create_scheduled(self.client, entity, check, start, duration, summary, now)
+            actions.create_scheduled(self.client, entity, check, start, duration, summary, actor=jabber_actor(sender),
+                                     now=now)
         log.info("jabber bot: %s put %d checks in scheduled maintenance", sender, len(checks))
         return "\n".join(["Maint list:"] + [f"{e}:{c}" for e, c in checks])
 
@@ -314,18 +314,14 @@ class Bot:
                  options: dict[str, str], now: int) -> str:
         duration = human_duration(options.get("duration"), BULK_DURATION)
         summary = f"{sender}: {comment or DEFAULT_COMMENT}"
-        for entity, check in checks:
-            self._queue_ack(entity, check, summary, duration, now)
+        self._queue_ack(checks, sender, summary, duration, now)
         return "\n".join(["Ack list:"] + [f"{e}:{c}" for e, c in checks])
 
-    def _queue_ack(self, entity: str, check: str, summary: str, duration: int, now: int,
-                   ack_id: str | None = None) -> None:
-        self._push(action_event("acknowledgement", entity, check, summary=summary, duration=duration, time=now,
-                                ack_id=ack_id or None))
-        log.info("jabber bot: acknowledgement of %s:%s queued for %ss", entity, check, duration)
-
-    def _push(self, event: dict[str, Any]) -> None:
-        push_event(self.client, event, self.settings.events_queue)
+    def _queue_ack(self, checks: Sequence[tuple[str, str]], sender: str, summary: str, duration: int,
+                   now: int) -> None:
+        actions.acknowledge(self.client, self.settings.events_queue, checks, duration=duration, message=summary,
+                            actor=jabber_actor(sender), now=now)
+        log.info("jabber bot: acknowledgement of %d check(s) by %s queued for %ss", len(checks), sender, duration)
 
     def _maintenance_lines(self, entity: str, check: str, now: int) -> list[str]:
         found = {kind: self._current_window(entity, check, kind)
@@ -364,6 +360,11 @@ def compile_pattern(pattern: str) -> Pattern:
 def _command(source: str) -> Pattern:
     """One of the bot's own patterns: case-insensitive, `.` matching newlines too, RE2."""
     return compile_re2(f"(?s){source}", ignore_case=True)
+
+
+def jabber_actor(sender: str) -> Actor:
+    """The actor of a command from `sender` (a JID, or a room occupant's nickname)."""
+    return Actor(f"jabber:{sender}", "jabber")
 
 
 def split_options(text: str, names: Sequence[str]) -> tuple[str, dict[str, str]]:

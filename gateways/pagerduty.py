@@ -14,16 +14,15 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from flapjack_py import keys
+from flapjack_py import actions, keys
 from flapjack_py.config.gateways import GatewaySettings
 from flapjack_py.config.types import Text, Wait
+from flapjack_py.model.actors import MAX_ACTOR_LENGTH, Actor
 from flapjack_py.model.alert import Alert
-from flapjack_py.model.events import action_event
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import media as media_store
-from flapjack_py.store.events import push_event
 from flapjack_py.store.plumbing import locks
 from flapjack_py.store.plumbing.client import StrRedis
 
@@ -35,6 +34,8 @@ EVENTS_URL = "https://events.pagerduty.com"
 API_URL = "https://api.pagerduty.com"
 V1_PATH = "/generic/2010-04-15/create_event.json"
 V2_PATH = "/v2/enqueue"
+EVENTS_QUEUE = "events"
+"""Where ack sync queues its acknowledgements (as Flapjack's pagerduty gateway did)."""
 ACTIONS = {"problem": "trigger", "test": "trigger", "acknowledgement": "acknowledge", "recovery": "resolve"}
 SEVERITIES = {"critical": "critical", "warning": "warning", "unknown": "error"}
 ACK_DURATION = 14400
@@ -55,6 +56,7 @@ class PagerDutyGateway(Gateway):
     """Triggers, acknowledges and resolves incidents keyed `ENTITY:CHECK`; polls acks back."""
 
     medium = "pagerduty"
+    server = "PagerDuty"
 
     @property
     def poll_interval(self) -> float:
@@ -136,8 +138,9 @@ def _sync_check(gateway: PagerDutyGateway, client: StrRedis, check_id: str, now:
     if name is None or maint.in_force(client, entity, check, maint.UNSCHEDULED) is not None:
         return 0
     summary = "Acknowledged on PagerDuty" + (f" by {name}" if name else "")
-    push_event(client, action_event("acknowledgement", entity, check, summary=summary, duration=ACK_DURATION,
-                                    time=now))
+    actor = Actor(f"pagerduty:{name}"[:MAX_ACTOR_LENGTH] if name else "pagerduty", "pagerduty")
+    actions.acknowledge(client, EVENTS_QUEUE, [(entity, check)], duration=ACK_DURATION, message=summary,
+                        actor=actor, now=now)
     log.info("pagerduty: %s acknowledged on PagerDuty; ack event queued", check_id)
     return 1
 

@@ -14,6 +14,7 @@ from flapjack_py.config.settings import ExecutiveConfig
 from flapjack_py.executive import filters
 from flapjack_py.executive.batch import Batch
 from flapjack_py.model import flapping, staleness
+from flapjack_py.model.actors import Actor, described, from_fields
 from flapjack_py.model.checks import CheckSnapshot, StateChange, ack_hash, max_notified_severity, worst
 from flapjack_py.model.events import Event, ack_duration, derived_tags
 from flapjack_py.model.notification import Notification, NotificationType, notification_type_for
@@ -157,7 +158,7 @@ class EventSteps:
         data = FilterInput(event, snap, previous, now, self.cfg.initial_failure_delay, self.cfg.repeat_failure_delay)
         for check_filter in filters.FILTERS:
             verdict = check_filter(data)
-            self._apply_effects(writes, snap, verdict, now)
+            self._apply_effects(writes, snap, verdict, now, from_fields(event.actor, event.channel))
             if verdict.block:
                 log.debug("%s: %s blocked by %s: %s", event.id, event.state, check_filter.__name__, verdict.reason)
                 trace = decisions.blocked(event, snap, check_filter.__name__, verdict, now)
@@ -166,7 +167,8 @@ class EventSteps:
                 return False
         return True
 
-    def _apply_effects(self, writes: WriteBuffer, snap: CheckSnapshot, verdict: Verdict, now: int) -> None:
+    def _apply_effects(self, writes: WriteBuffer, snap: CheckSnapshot, verdict: Verdict, now: int,
+                       actor: Actor | None) -> None:
         if verdict.end_unscheduled and snap.unscheduled_start is not None:
             maint.finish_unscheduled(writes, snap.entity, snap.check, snap.unscheduled_start, now)
             log.info("%s: unscheduled maintenance ended", snap.id)
@@ -174,8 +176,8 @@ class EventSteps:
         if verdict.create_unscheduled is not None:
             start, duration, summary = verdict.create_unscheduled
             snap.unscheduled_start = maint.start_unscheduled(writes, snap.entity, snap.check, start, duration,
-                                                             summary, now, snap.unscheduled_start)
-            log.info("%s: acknowledged, unscheduled maintenance for %ss", snap.id, duration)
+                                                             summary, now, snap.unscheduled_start, actor)
+            log.info("%s: acknowledged by %s, unscheduled maintenance for %ss", snap.id, described(actor), duration)
 
     def _notify(self, batch: Batch, writes: WriteBuffer, snap: CheckSnapshot, event: Event, now: int, counter: int,
                 tags: frozenset[str], index: int) -> None:
@@ -205,6 +207,7 @@ class EventSteps:
             details=event.details, time=event.time,
             duration=ack_duration(event.duration) if event.is_acknowledgement else event.duration,
             state_duration=None if snap.last_change is None else now - snap.last_change, tags=tuple(sorted(tags)),
+            actor=event.actor, channel=event.channel,
         )
 
 

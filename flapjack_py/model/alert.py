@@ -39,6 +39,8 @@ class AlertShared(TypedDict):
     tags: list[str]
     notification_type: str  # problem, recovery, acknowledgement, test (or a flapping notice)
     event_count: int
+    actor: NotRequired[str]  # acknowledgements: who acknowledged (flapjack_py.model.actors) ...
+    channel: NotRequired[str]  # ... through which channel
 
 
 class Alert(TypedDict):
@@ -70,6 +72,8 @@ class Alert(TypedDict):
     tags: NotRequired[list[str]]
     notification_type: NotRequired[str]
     event_count: NotRequired[int]
+    actor: NotRequired[str]
+    channel: NotRequired[str]
     rollup_alerts: NotRequired[dict[str, RollupEntry]]  # a rollup alert: its contact's failing checks
     rollup_threshold: NotRequired[int | None]
     escalation_policy: NotRequired[str]  # an escalation policy paged the contact ...
@@ -89,7 +93,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "event_hash": (str,), "summary": (str, _NONE), "details": (str, _NONE), "time": (int, _NONE),
     "duration": (int, _NONE), "last_state": (str, _NONE), "last_summary": (str, _NONE),
     "state_duration": (int, _NONE), "tags": (list,), "notification_type": (str,), "event_count": (int,),
-    "rollup_alerts": (dict,), "rollup_threshold": (int, _NONE), "escalation_policy": (str,),
+    "actor": (str,), "channel": (str,), "rollup_alerts": (dict,), "rollup_threshold": (int, _NONE), "escalation_policy": (str,),
     "escalation_level": (int,), "subject": (str,), "body": (str,), "status": (str,), "error": (str,),
 }
 """The JSON types of each Alert field (exactly: a boolean is not an integer); tests/unit/test_alert.py keeps

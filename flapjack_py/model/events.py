@@ -18,11 +18,12 @@ from typing import Any
 
 from flapjack_py.durations import MAX_DURATION
 from flapjack_py.errors import InvalidEvent
+from flapjack_py.model.actors import Actor, actor_problem, channel_problem
 from flapjack_py.model.names import check_name_problem, entity_name_problem
 
 REQUIRED_KEYS = ("type", "state", "entity", "check")
 OPTIONAL_KEYS = ("time", "summary", "details", "acknowledgement_id", "duration", "tags", "perfdata",
-                 "initial_failure_delay", "repeat_failure_delay")
+                 "initial_failure_delay", "repeat_failure_delay", "actor", "channel")
 EVENT_TYPES = ("service", "action")
 STATES = ("ok", "warning", "critical", "unknown", "acknowledgement", "test_notifications")
 FAILURE_STATES = ("warning", "critical", "unknown")
@@ -70,6 +71,8 @@ class Event:
     initial_failure_delay: int | None = None
     repeat_failure_delay: int | None = None
     tags: frozenset[str] = field(default_factory=frozenset)
+    actor: str | None = None  # who made an action event (flapjack_py.model.actors)
+    channel: str | None = None  # ... and through which channel
 
     @property
     def id(self) -> str:
@@ -211,6 +214,8 @@ def _check_field(name: str, value: Any) -> str | None:
         return None if value.lower() in EVENT_TYPES else f"type must be one of {', '.join(EVENT_TYPES)}, got {value!r}"
     if name == "state":
         return None if value.lower() in STATES else f"state must be one of {', '.join(STATES)}, got {value!r}"
+    if name in _PROBLEM_CHECKS:
+        return None if value is None else _PROBLEM_CHECKS[name](value)
     check = _FIELD_CHECKS.get(name)
     if value is None or check is None or check[0](value):
         return None
@@ -254,6 +259,7 @@ _FIELD_CHECKS: dict[str, tuple[Any, str]] = {
     "acknowledgement_id": (_is_ack_id, f"a string (at most {MAX_ACK_ID_LENGTH} characters) or a 64-bit integer"),
     "tags": (_is_string_list, "an array of strings"),
 }
+_PROBLEM_CHECKS: dict[str, Callable[[Any], str | None]] = {"actor": actor_problem, "channel": channel_problem}
 
 
 def _normalise(data: dict[str, Any]) -> Event:
@@ -264,6 +270,7 @@ def _normalise(data: dict[str, Any]) -> Event:
         perfdata=_text(get("perfdata")), acknowledgement_id=get("acknowledgement_id"),
         duration=_integer(get("duration")), initial_failure_delay=_integer(get("initial_failure_delay")),
         repeat_failure_delay=_integer(get("repeat_failure_delay")), tags=frozenset(get("tags") or ()),
+        actor=get("actor"), channel=get("channel") if get("actor") else None,
     )
 
 
@@ -278,12 +285,16 @@ def _integer(value: Any) -> int | None:
 
 
 def action_event(state: str, entity: str, check: str, *, summary: str | None = None,
-                 duration: int | None = None, time: int | None = None, ack_id: str | None = None) -> dict[str, Any]:
-    """The raw action event (`state` acknowledgement or test_notifications) the UI, API, bots and gateways
-    push; the fields given as None are left out (the executive then applies its defaults)."""
+                 duration: int | None = None, time: int | None = None, ack_id: str | None = None,
+                 actor: Actor | None = None) -> dict[str, Any]:
+    """The raw action event (`state` acknowledgement or test_notifications) the action path
+    (flapjack_py.actions) pushes; the fields given as None are left out (the executive then applies its
+    defaults)."""
     event: dict[str, Any] = {"type": EventType.ACTION.value, "state": state, "entity": entity, "check": check}
     optional = {"summary": summary, "duration": duration, "time": time, "acknowledgement_id": ack_id}
     event.update((name, value) for name, value in optional.items() if value is not None)
+    if actor is not None:
+        event.update(actor.fields())
     return event
 
 

@@ -44,6 +44,8 @@ class Notification:
     last_summary: str | None = None
     state_duration: int | None = None
     tags: tuple[str, ...] = field(default_factory=tuple)
+    actor: str | None = None  # acknowledgements: who acknowledged (flapjack_py.model.actors) ...
+    channel: str | None = None  # ... and through which channel
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (type as its string value, tags as a sorted list)."""

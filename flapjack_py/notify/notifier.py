@@ -312,12 +312,15 @@ def _write_rollup(writes: WriteBuffer, contact_id: str, medium: Medium, event_id
 
 def shared_fields(notification: Notification) -> AlertShared:
     """The alert payload fields all alerts of a notification have alike, after the contact's (payload order)."""
-    return {"event_id": notification.event_id, "event_hash": notification.event_hash,
-            "summary": notification.summary, "details": notification.details, "time": notification.time,
-            "duration": notification.duration, "last_state": notification.last_state,
-            "last_summary": notification.last_summary, "state_duration": notification.state_duration,
-            "tags": sorted(notification.tags), "notification_type": notification.type.value,
-            "event_count": notification.count}
+    shared: AlertShared = {
+        "event_id": notification.event_id, "event_hash": notification.event_hash, "summary": notification.summary,
+        "details": notification.details, "time": notification.time, "duration": notification.duration,
+        "last_state": notification.last_state, "last_summary": notification.last_summary,
+        "state_duration": notification.state_duration, "tags": sorted(notification.tags),
+        "notification_type": notification.type.value, "event_count": notification.count}
+    if notification.actor:
+        shared["actor"], shared["channel"] = notification.actor, notification.channel or "api"
+    return shared
 
 
 def alert_id() -> str:

@@ -293,7 +293,8 @@ def alert_context(alert: Alert, settings: Mapping[str, Any] | None = None) -> di
     ctx.update(
         entity=entity, check_name=check, type_title=type_title(type_, str(alert.get("rollup") or "")),
         state_title=state_title(state), state_clause=state_clause(type_, state),
-        ack_clause=ack_clause(type_, _int(alert.get("duration"))),
+        ack_clause=ack_clause(type_, _int(alert.get("duration")), str(alert.get("actor") or "")),
+        actor=alert.get("actor") or "",
         summary=alert.get("summary") or "", details=alert.get("details") or "",
         time_local=local_time(stamp) if stamp else "",
         time_short=short_time(when),
@@ -342,11 +343,13 @@ def state_clause(type_: str, state: str) -> str:
     return "" if type_ in ("acknowledgement", "test", "flapping", "flapping_stopped") else f" is {state_title(state)}"
 
 
-def ack_clause(type_: str, duration: int | None) -> str:
-    """For acknowledgements: `, unscheduled maintenance created for <words(duration)>` (jabber, pagerduty)."""
+def ack_clause(type_: str, duration: int | None, actor: str = "") -> str:
+    """For acknowledgements: ` has been acknowledged[ by ACTOR], unscheduled maintenance created for
+    <words(duration)>` (jabber, pagerduty)."""
     if type_ != "acknowledgement":
         return ""
-    return f" has been acknowledged, unscheduled maintenance created for {words(duration or DEFAULT_ACK_DURATION)}"
+    by = f" by {actor}" if actor else ""
+    return f" has been acknowledged{by}, unscheduled maintenance created for {words(duration or DEFAULT_ACK_DURATION)}"
 
 
 def local_time(ts: int) -> str:

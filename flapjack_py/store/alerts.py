@@ -24,8 +24,9 @@ DROP_CHUNK = 1000
 RECORD_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup",
                  "state", "subject", "body", "status")
 """Fields of alert:ID written when the alert is recorded."""
-OPTIONAL_FIELDS = ("escalation_policy", "escalation_level")
-"""Fields of alert:ID written only when the alert has them (an escalation policy paged the contact)."""
+OPTIONAL_FIELDS = ("escalation_policy", "escalation_level", "actor", "channel")
+"""Fields of alert:ID written only when the alert has them (an escalation policy paged the contact; who
+acknowledged, on an acknowledgement's alerts)."""
 
 
 class StatusFields(NamedTuple):
@@ -152,6 +153,14 @@ def load_statuses(client: StrRedis, alert_ids: list[str]) -> dict[str, StatusFie
         found[alert_id] = None if medium is None else StatusFields(
             medium, alert_type or "", None if queued_at is None else to_int(queued_at), status or "")
     return found
+
+
+def load_errors(client: StrRedis, alert_ids: list[str]) -> dict[str, str]:
+    """The `error` (the last try's, redacted) of each alert that has one (one round trip)."""
+    pipe = client.pipeline(transaction=False)
+    for alert_id in alert_ids:
+        pipe.hget(keys.alert(alert_id), "error")
+    return {alert_id: error for alert_id, error in zip(alert_ids, pipe.execute(), strict=True) if error}
 
 
 def save_status(pipe: Writes, alert_id: str, previous: StatusFields, status: str, *, error: str | None = None,

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 
 from flapjack_py import keys
+from flapjack_py.model.actors import Actor, from_fields
 from flapjack_py.model.checks import current_scheduled_window
 from flapjack_py.store.plumbing.client import StrRedis, to_int
 from flapjack_py.store.plumbing.writes import Writes
@@ -30,6 +31,7 @@ class Window:
     start: int
     duration: int
     summary: str
+    actor: Actor | None = None  # who made it (None: made before actors were kept, or by a feeder)
 
     @property
     def end(self) -> int:
@@ -40,10 +42,12 @@ class Window:
 
 
 def add_window(pipe: Writes, entity: str, check: str, kind: str, start: int, duration: int,
-               summary: str | None) -> None:
-    """Record a window (same start overwrites) with its summary and sorted mirror."""
+               summary: str | None, actor: Actor | None = None) -> None:
+    """Record a window (same start overwrites) with its summary, who made it and sorted mirror."""
     pipe.zadd(keys.maintenances(entity, check, kind), {str(start): duration})
     pipe.set(keys.maintenance_summary(entity, check, kind, start), summary or "")
+    if actor is not None:
+        pipe.hset(keys.maintenance_actor(entity, check, kind, start), mapping=actor.fields())
     pipe.zadd(keys.sorted_maintenance_timestamps(entity, check, kind), {str(start): start})
 
 
@@ -69,7 +73,8 @@ def revalidate_scheduled(pipe: Writes, entity: str, check: str, windows: dict[in
 
 
 def start_unscheduled(pipe: Writes, entity: str, check: str, start: int, duration: int,
-                      summary: str | None, now: int, current_start: int | None) -> int | None:
+                      summary: str | None, now: int, current_start: int | None,
+                      actor: Actor | None = None) -> int | None:
     """Create an unscheduled window (ending the current one at `start`); return the start in force."""
     in_force = current_start
     remaining = start + duration - now
@@ -78,7 +83,7 @@ def start_unscheduled(pipe: Writes, entity: str, check: str, start: int, duratio
             finish_unscheduled(pipe, entity, check, current_start, start)
         set_in_force(pipe, entity, check, UNSCHEDULED, start, remaining)
         in_force = start
-    add_window(pipe, entity, check, UNSCHEDULED, start, duration, summary)
+    add_window(pipe, entity, check, UNSCHEDULED, start, duration, summary, actor)
     return in_force
 
 
@@ -121,12 +126,12 @@ def remaining(client: StrRedis, entity: str, check: str, kind: str) -> int | Non
 
 
 def create_scheduled(client: StrRedis, entity: str, check: str, start: int, duration: int,
-                     summary: str | None, now: int) -> None:
+                     summary: str | None, now: int, actor: Actor | None = None) -> None:
     """Add a scheduled window and re-evaluate which one is in force."""
     windows = load_windows(client, entity, check, SCHEDULED)
     windows[start] = duration
     with client.pipeline() as pipe:
-        add_window(pipe, entity, check, SCHEDULED, start, duration, summary)
+        add_window(pipe, entity, check, SCHEDULED, start, duration, summary, actor)
         revalidate_scheduled(pipe, entity, check, windows, now)
         pipe.execute()
     log.info("%s:%s: scheduled maintenance from %s for %ss", entity, check, start, duration)
@@ -149,7 +154,8 @@ def end_scheduled(client: StrRedis, entity: str, check: str, start: int, now: in
     with client.pipeline() as pipe:
         if start > now:
             del windows[start]
-            pipe.delete(keys.maintenance_summary(entity, check, SCHEDULED, start))
+            pipe.delete(keys.maintenance_summary(entity, check, SCHEDULED, start),
+                        keys.maintenance_actor(entity, check, SCHEDULED, start))
             pipe.zrem(keys.maintenances(entity, check, SCHEDULED), str(start))
             pipe.zrem(keys.sorted_maintenance_timestamps(entity, check, SCHEDULED), str(start))
         elif now < start + windows[start]:
@@ -164,11 +170,11 @@ def end_scheduled(client: StrRedis, entity: str, check: str, start: int, now: in
 
 
 def create_unscheduled(client: StrRedis, entity: str, check: str, start: int, duration: int,
-                       summary: str | None, now: int) -> None:
+                       summary: str | None, now: int, actor: Actor | None = None) -> None:
     """Acknowledge: create unscheduled maintenance, replacing the one in force."""
     current = in_force(client, entity, check, UNSCHEDULED)
     with client.pipeline() as pipe:
-        start_unscheduled(pipe, entity, check, start, duration, summary, now, current)
+        start_unscheduled(pipe, entity, check, start, duration, summary, now, current, actor)
         pipe.execute()
     log.info("%s:%s: unscheduled maintenance from %s for %ss", entity, check, start, duration)
 
@@ -189,6 +195,11 @@ def list_windows(client: StrRedis, entity: str, check: str, kind: str) -> list[W
     windows = sorted(load_windows(client, entity, check, kind).items())
     if not windows:
         return []
-    summaries = client.mget([keys.maintenance_summary(entity, check, kind, s) for s, _ in windows])
-    return [Window(s, d, t if t is not None else "") for (s, d), t in zip(windows, summaries, strict=True)]
+    with client.pipeline(transaction=False) as pipe:
+        pipe.mget([keys.maintenance_summary(entity, check, kind, s) for s, _ in windows])
+        for start, _ in windows:
+            pipe.hgetall(keys.maintenance_actor(entity, check, kind, start))
+        summaries, *actors = pipe.execute()
+    return [Window(s, d, t if t is not None else "", from_fields(a.get("actor"), a.get("channel")))
+            for (s, d), t, a in zip(windows, summaries, actors, strict=True)]
 

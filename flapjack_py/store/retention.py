@@ -65,7 +65,8 @@ def _drop_ended(pipe: Writes, entity: str, check: str, kind: str, windows: list[
     if starts:
         pipe.zrem(keys.maintenances(entity, check, kind), *starts)
         pipe.zrem(keys.sorted_maintenance_timestamps(entity, check, kind), *starts)
-        pipe.delete(*(keys.maintenance_summary(entity, check, kind, start) for start in starts))
+        pipe.delete(*(keys.maintenance_summary(entity, check, kind, start) for start in starts),
+                    *(keys.maintenance_actor(entity, check, kind, start) for start in starts))
     return len(starts)
 
 

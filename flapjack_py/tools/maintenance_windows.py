@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from flapjack_py import actions
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
@@ -99,10 +100,8 @@ def create_windows(client: StrRedis, entities: Iterable[str], check_names: list[
     for entity in entities:
         ensure_entity(client, entity)
         for check in check_names:
-            if kind == SCHEDULED:
-                maint_store.create_scheduled(client, entity, check, start, duration, reason, now)
-            else:
-                maint_store.create_unscheduled(client, entity, check, start, duration, reason, now)
+            make = actions.create_scheduled if kind == SCHEDULED else actions.create_unscheduled
+            make(client, entity, check, start, duration, reason, actor=actions.cli_actor(), now=now)
             made.append(f"{entity}:{check}:{start}")
     return made
 
@@ -119,8 +118,10 @@ def ensure_entity(client: StrRedis, name: str) -> str:
 
 def _end_one(client: StrRedis, window: Found, kind: str, now: int) -> bool:
     if kind == SCHEDULED:
-        return maint_store.end_scheduled(client, window.entity, window.check, window.start, now)
-    return maint_store.end_unscheduled(client, window.entity, window.check, window.end)
+        return actions.end_scheduled(client, window.entity, window.check, window.start, actor=actions.cli_actor(),
+                                     now=now)
+    return actions.end_unscheduled(client, window.entity, window.check, actor=actions.cli_actor(), now=now,
+                                   end_time=window.end)
 
 
 def _search(pattern: str | None, text: str) -> bool:

@@ -7,12 +7,17 @@ import json
 import pytest
 
 from flapjack_py import keys
+from flapjack_py.model.actors import Actor
+from flapjack_py.model.checks import ack_hash
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as store
 from flapjack_py.store.maintenance import SCHEDULED, UNSCHEDULED, Window
 from web.api.common import iso
 
 from .helpers import errors, patch, post
+
+API = Actor("anonymous", "api")
+"""Who acts through the API in the open mode (no users, no tokens)."""
 
 pytestmark = pytest.mark.real
 E = "www.example.com"
@@ -33,7 +38,7 @@ def test_schedule_on_entity_covers_current_checks(client, real_r, eid, clock, re
     res = post(client, f"/api/scheduled_maintenances/entities/{eid}", sm_body(clock.now - 10))
     assert res.status_code == 204 and res.data == b""
     for check in ("PING", "SSH"):
-        assert store.list_windows(real_s, E, check, SCHEDULED) == [Window(clock.now - 10, 3600, "kernel")]
+        assert store.list_windows(real_s, E, check, SCHEDULED) == [Window(clock.now - 10, 3600, "kernel", API)]
         assert store.in_force(real_s, E, check, SCHEDULED) == clock.now - 10
         assert store.remaining(real_s, E, check, SCHEDULED) == 3590
 
@@ -42,13 +47,13 @@ def test_schedule_same_start_replaces_and_delete(client, real_r, eid, clock, rea
     url = f"/api/scheduled_maintenances/checks/{E}:SSH"
     post(client, url, sm_body(clock.now + 100))
     post(client, url, {"scheduled_maintenances": [{"start_time": iso(clock.now + 100), "duration": "60"}]})
-    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == [Window(clock.now + 100, 60, "")]
+    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == [Window(clock.now + 100, 60, "", API)]
     res = client.delete(f"{url}?start_time={iso(clock.now + 100)}")
     assert res.status_code == 204
     assert store.list_windows(real_s, E, "SSH", SCHEDULED) == []
     post(client, url, sm_body(clock.now - 100))
     client.delete(f"{url}?start_time={iso(clock.now - 100)}")
-    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == [Window(clock.now - 100, 100, "kernel")]
+    assert store.list_windows(real_s, E, "SSH", SCHEDULED) == [Window(clock.now - 100, 100, "kernel", API)]
     assert store.in_force(real_s, E, "SSH", SCHEDULED) is None
 
 
@@ -86,7 +91,7 @@ def test_acknowledge_queues_events_and_executive_applies(client, real_r, eid, dr
     assert res.status_code == 204
     assert json.loads(real_r.lindex(keys.events(), 0)) == {
         "type": "action", "state": "acknowledgement", "entity": E, "check": "SSH", "summary": "looking",
-        "duration": 600, "time": clock.now}
+        "duration": 600, "time": clock.now, "acknowledgement_id": ack_hash(f"{E}:SSH"), "actor": "anonymous", "channel": "api"}
     drain()
     assert store.in_force(real_s, E, "SSH", UNSCHEDULED) == clock.now
     client.post(f"/api/unscheduled_maintenances/entities/{eid}")
@@ -104,7 +109,7 @@ def test_end_unscheduled(client, real_r, eid, drain, clock, real_s):
     ops = [{"op": "replace", "path": "/unscheduled_maintenances/0/end_time", "value": iso(clock.now + 60)}]
     assert patch(client, url, ops).status_code == 204
     assert store.in_force(real_s, E, "SSH", UNSCHEDULED) is None
-    assert store.list_windows(real_s, E, "SSH", UNSCHEDULED) == [Window(start, 360, "")]
+    assert store.list_windows(real_s, E, "SSH", UNSCHEDULED) == [Window(start, 360, "", API)]
     assert store.list_windows(real_s, E, "PING", UNSCHEDULED) == []
     bad = [{"op": "replace", "path": "/unscheduled_maintenances/0/end_time", "value": "later"}]
     assert errors(patch(client, url, bad), 403) == ["end time must be provided"]
@@ -118,7 +123,7 @@ def test_test_notifications(client, real_r, eid, clock):
     events = [json.loads(e) for e in reversed(real_r.lrange(keys.events(), 0, -1))]
     default = f"Testing notifications to all contacts interested in entity {E}"
     assert events == [
-        {"type": "action", "state": "test_notifications", "entity": E, "check": c, "summary": s, "time": clock.now}
-        for c, s in (("PING", default), ("SSH", default), ("SSH", "hi"))]
+        {"type": "action", "state": "test_notifications", "entity": E, "check": c, "summary": s, "time": clock.now,
+         "actor": "anonymous", "channel": "api"} for c, s in (("PING", default), ("SSH", default), ("SSH", "hi"))]
     res = post(client, f"/api/test_notifications/checks/{E}:SSH", {"test_notifications": "x"})
     assert errors(res, 403) == ["The received 'test_notifications'' object is not an Array"]

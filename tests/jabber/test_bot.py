@@ -89,7 +89,8 @@ def test_ackid_queues_an_acknowledgement(bot: Bot, queued: Callable[[], list[dic
     hash_ = ack_hash("foo:ping")
     assert bot.reply(f"ACKID {hash_} AL looking duration: 2 hours", FROM) == f"ACKing ping on foo ({hash_})"
     assert queued() == [{"type": "action", "state": "acknowledgement", "entity": "foo", "check": "ping",
-                         "summary": "AL looking", "duration": 7200, "time": NOW, "acknowledgement_id": hash_}]
+                         "summary": "AL looking", "duration": 7200, "time": NOW, "acknowledgement_id": hash_,
+                         "actor": f"jabber:{FROM}", "channel": "jabber"}]
 
 
 def test_ackid_is_case_insensitive_and_defaults_to_four_hours(bot: Bot, queued: Callable[[], list[Any]]) -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
-from web.ui import commands
+from flapjack_py import actions
+from flapjack_py.model.actors import Actor
 
 from .conftest import World
 
@@ -22,9 +23,9 @@ def nightly(world: World, clock) -> str:
     """Daily 22:00-23:00 UTC on E:DISK since 2023-11-10; clock: 2023-11-14 22:13:20 UTC, inside tonight's window."""
     world.event(E, CHECK, "ok")
     world.drain()
-    made = commands.create_series(world.s, {"rrule": "FREQ=DAILY;BYHOUR=22;BYMINUTE=0", "timezone": "UTC",
+    made = actions.create_series(world.s, {"rrule": "FREQ=DAILY;BYHOUR=22;BYMINUTE=0", "timezone": "UTC",
                                             "start_time": "2023-11-10 22:00", "duration": "1h", "summary": "backup",
-                                            "checks": [f"{E}:{CHECK}"]}, clock.now)
+                                            "checks": [f"{E}:{CHECK}"]}, actor=Actor("ada", "ui"), now=clock.now)
     return made.id
 
 

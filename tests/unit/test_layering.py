@@ -33,7 +33,6 @@ REDIS_OUTSIDE_STORE = {
     "flapjack_py/runtime/embedded_redis.py": "starts and stops a local server",
     "flapjack_py/executive/loop.py": "opens the WATCH/MULTI pipeline it hands to store/ (style.md 3)",
     "flapjack_py/executive/handover.py": "WATCHes the keys the notifier read on the executive's pipeline (as executive.py)",
-    "web/ui/commands.py": "enable/disable, being moved onto store.history (issue 16)",
 }
 """Modules outside flapjack_py/store/ that may send Redis commands, and why."""
 

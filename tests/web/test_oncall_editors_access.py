@@ -13,7 +13,8 @@ from flapjack_py.model.escalation import policy_from_json
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance_series as series_store
-from web.ui import commands
+from flapjack_py import actions
+from flapjack_py.model.actors import Actor
 
 from .conftest import People, known_check, world_keys
 
@@ -66,8 +67,9 @@ def test_anonymous_is_sent_to_the_login_page(make_app: Any, ops: People) -> None
 @pytest.fixture
 def series_id(people: People) -> str:
     known_check(people.r)
-    made = commands.create_series(people.s, {"rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", "timezone": "UTC",
-                                             "duration": "1h", "checks": ["web-01:HTTP"]}, 1_700_000_000)
+    made = actions.create_series(people.s, {"rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", "timezone": "UTC",
+                                             "duration": "1h", "checks": ["web-01:HTTP"]}, actor=Actor("ada", "ui"),
+                                             now=1_700_000_000)
     return made.id
 
 

@@ -10,13 +10,13 @@ from typing import Any
 
 from flask import Response
 
+from flapjack_py import actions
 from flapjack_py.durations import MAX_DURATION  # longest maintenance: scheduled longer is 403, unscheduled clamped
-from flapjack_py.model.events import DEFAULT_ACK_DURATION, action_event
+from flapjack_py.model.events import DEFAULT_ACK_DURATION
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
-from flapjack_py.store import maintenance as store
-from flapjack_py.store.events import push_event
 
+from ..actors import request_actor
 from ..errors import ApiError
 from . import bp
 from . import maintenance_series as series_api
@@ -75,7 +75,8 @@ def post_scheduled(kind: str, ids: str) -> Response:
     now = int(time.time())
     for entity, check in checks:
         for start, duration, summary in windows:
-            store.create_scheduled(ctx().client, entity, check, start, duration, summary, now)
+            actions.create_scheduled(ctx().client, entity, check, start, duration, summary, actor=request_actor(),
+                                     now=now)
     response = no_content()
     if made:
         response.headers["Location"] = location("maintenance_series", made)
@@ -104,7 +105,7 @@ def delete_scheduled(kind: str, ids: str) -> Response:
         raise ApiError(403, "start time must be provided")
     now = int(time.time())
     for entity, check in targets(kind, ids):
-        store.end_scheduled(ctx().client, entity, check, start, now)
+        actions.end_scheduled(ctx().client, entity, check, start, actor=request_actor(), now=now)
     return no_content()
 
 
@@ -113,13 +114,12 @@ def post_unscheduled(kind: str, ids: str) -> Response:
     items = optional_items("unscheduled_maintenances")
     checks = targets(kind, ids)
     now = int(time.time())
-    for entity, check in checks:
-        for item in items:
-            duration = seconds(item.get("duration"))
-            summary = item["summary"] if isinstance(item.get("summary"), str) else None
-            duration = min(duration, MAX_DURATION) if duration and duration > 0 else DEFAULT_ACK_DURATION
-            push_event(ctx().client, action_event("acknowledgement", entity, check, summary=summary,
-                                                  duration=duration, time=now))
+    for item in items:
+        duration = seconds(item.get("duration"))
+        summary = item["summary"][:1000] if isinstance(item.get("summary"), str) else ""
+        duration = min(duration, MAX_DURATION) if duration and duration > 0 else DEFAULT_ACK_DURATION
+        actions.acknowledge(ctx().client, ctx().config.executive.queue, checks, duration=duration, message=summary,
+                            actor=request_actor(), now=now)
     return no_content()
 
 
@@ -134,7 +134,8 @@ def patch_unscheduled(kind: str, ids: str) -> Response:
         if end_time is None:
             raise ApiError(403, "end time must be provided")
         for entity, check in checks:
-            store.end_unscheduled(ctx().client, entity, check, end_time)
+            actions.end_unscheduled(ctx().client, entity, check, actor=request_actor(), now=int(time.time()),
+                                    end_time=end_time)
     return no_content()
 
 
@@ -148,7 +149,8 @@ def post_test_notifications(kind: str, ids: str) -> Response:
             summary = item.get("summary")
             if not isinstance(summary, str):
                 summary = f"Testing notifications to all contacts interested in entity {entity}"
-            push_event(ctx().client, action_event("test_notifications", entity, check, summary=summary, time=now))
+            actions.test_notifications(ctx().client, ctx().config.executive.queue, [(entity, check)],
+                                       actor=request_actor(), now=now, summary=summary[:1000])
     return no_content()
 
 

@@ -1,6 +1,6 @@
 """Bulk actions: one POST acts on the selected checks (or every check a filter matches) and shows what it did.
 
-Each action is the one a check's own form does (web.ui.commands): acknowledge, schedule or end maintenance,
+Each action is the one a check's own form does (flapjack_py.actions): acknowledge, schedule or end maintenance,
 test notifications, enable, disable. The form comes from the overview, an entity page or a tag view; it
 passes the one gate (web/policy.py, CSRF) like every other form.
 """
@@ -13,13 +13,14 @@ from typing import Any
 
 from flask import render_template, request
 
-from flapjack_py import keys
+from flapjack_py import actions, keys
 from flapjack_py.store.checks import check_exists
 from flapjack_py.timeparse import TimeParseError, parse_duration
 from flapjack_py.views import triage
 
 from .. import auth
-from . import bp, commands
+from ..actors import request_actor
+from . import bp
 from . import triage as overview
 from .check_forms import parse_start
 from .context import config, db, now
@@ -85,8 +86,9 @@ def _selection() -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def _acknowledge(checks: list[tuple[str, str]], form: Any) -> Outcome:
-    comment = form.get("comment", "").strip()[:500] or "Acknowledged from the web UI"
-    seconds = commands.acknowledge_many(db(), config().executive.queue, checks, form.get("duration", ""), comment)
+    comment = form.get("comment", "").strip()[:500]
+    seconds = actions.acknowledge(db(), config().executive.queue, checks, duration=actions.ack_seconds(
+        form.get("duration", "")[:100]), message=comment, actor=request_actor(), now=now())
     return Outcome(f"Acknowledgement queued for {len(checks)} check(s) for {age_text(seconds)}: each goes "
                    "into unscheduled maintenance when the executive takes it.", _each(checks, "acknowledgement queued"))
 
@@ -96,7 +98,8 @@ def _schedule(checks: list[tuple[str, str]], form: Any) -> Outcome:
     duration = form.get("duration", "")[:100]
     seconds = parse_duration(duration)
     for entity, check in checks:
-        commands.create_scheduled(db(), entity, check, start, duration, form.get("comment", "")[:500], now())
+        actions.create_scheduled(db(), entity, check, start, seconds, form.get("comment", "")[:500],
+                                 actor=request_actor(), now=now())
     return Outcome(f"Scheduled maintenance created on {len(checks)} check(s) for {age_text(seconds)}.",
                    _each(checks, "scheduled maintenance created"))
 
@@ -104,14 +107,14 @@ def _schedule(checks: list[tuple[str, str]], form: Any) -> Outcome:
 def _end(checks: list[tuple[str, str]], form: Any) -> Outcome:
     results, count = [], 0
     for entity, check in checks:
-        ended = commands.end_maintenance(db(), entity, check, now())
+        ended = actions.end_maintenance(db(), entity, check, actor=request_actor(), now=now())
         count += bool(ended)
         results.append((keys.check_id(entity, check), " and ".join(ended) + " ended" if ended else "nothing was in force"))
     return Outcome(f"Maintenance or acknowledgement ended on {count} of {len(checks)} check(s).", results)
 
 
 def _test(checks: list[tuple[str, str]], form: Any) -> Outcome:
-    commands.test_notifications_many(db(), config().executive.queue, checks)
+    actions.test_notifications(db(), config().executive.queue, checks, actor=request_actor(), now=now())
     return Outcome(f"Test notifications queued for {len(checks)} check(s).", _each(checks, "test notifications queued"))
 
 
@@ -120,7 +123,7 @@ def _enabled(enabled: bool) -> Callable[[list[tuple[str, str]], Any], Outcome]:
 
     def run(checks: list[tuple[str, str]], form: Any) -> Outcome:
         for entity, check in checks:
-            commands.set_enabled(db(), entity, check, enabled, now())
+            actions.set_enabled(db(), entity, check, enabled, actor=request_actor(), now=now())
         return Outcome(f"{len(checks)} check(s) {word}.", _each(checks, word))
     return run
 

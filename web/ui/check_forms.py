@@ -12,11 +12,13 @@ from typing import Any
 from flask import abort, redirect, request, url_for
 from werkzeug.wrappers import Response
 
+from flapjack_py import actions
 from flapjack_py.oncall.recurrence import InvalidSeries
 from flapjack_py.store.checks import check_exists
-from flapjack_py.timeparse import TimeParseError, parse_time
+from flapjack_py.timeparse import TimeParseError, parse_duration, parse_time
 
-from . import bp, commands
+from ..actors import request_actor
+from . import bp
 from .context import config, db, now
 
 MESSAGES = {
@@ -56,8 +58,9 @@ def acknowledge(entity: str, check: str) -> Response:
     """Queue an acknowledgement (duration + comment) on the events queue."""
     form = request.form
     try:
-        commands.acknowledge(db(), config().executive.queue, entity, check, form.get("duration", ""),
-                             form.get("comment", "").strip() or "Acknowledged from the web UI")
+        actions.acknowledge(db(), config().executive.queue, [(entity, check)],
+                            duration=actions.ack_seconds(form.get("duration", "")[:100]),
+                            message=form.get("comment", "").strip()[:500], actor=request_actor(), now=now())
     except TimeParseError as exc:
         return _back(entity, check, error="bad-duration", detail=str(exc))
     return _back(entity, check, notice="ack-queued")
@@ -67,7 +70,7 @@ def acknowledge(entity: str, check: str) -> Response:
 @known_check
 def test_notifications(entity: str, check: str) -> Response:
     """Queue a test_notifications action event."""
-    commands.test_notifications(db(), config().executive.queue, entity, check)
+    actions.test_notifications(db(), config().executive.queue, [(entity, check)], actor=request_actor(), now=now())
     return _back(entity, check, notice="test-queued")
 
 
@@ -75,7 +78,7 @@ def test_notifications(entity: str, check: str) -> Response:
 @known_check
 def end_unscheduled(entity: str, check: str) -> Response:
     """End the acknowledgement in force."""
-    ended = commands.end_unscheduled(db(), entity, check, now())
+    ended = actions.end_unscheduled(db(), entity, check, actor=request_actor(), now=now())
     return _back(entity, check, notice="unscheduled-ended" if ended else "no-unscheduled")
 
 
@@ -91,7 +94,8 @@ def create_scheduled(entity: str, check: str) -> Response:
     except TimeParseError as exc:
         return _back(entity, check, error="bad-start", detail=str(exc))
     try:
-        commands.create_scheduled(db(), entity, check, start, form.get("duration", ""), form.get("summary", ""), now())
+        actions.create_scheduled(db(), entity, check, start, parse_duration(form.get("duration", "")[:100]),
+                                 form.get("summary", "")[:1000], actor=request_actor(), now=now())
     except TimeParseError as exc:
         return _back(entity, check, error="bad-duration", detail=str(exc))
     return _back(entity, check, notice="scheduled-created")
@@ -102,7 +106,8 @@ def create_scheduled(entity: str, check: str) -> Response:
 def end_scheduled(entity: str, check: str) -> Response:
     """End (or delete, if still to come) the scheduled window starting at form field `start`."""
     start = request.form.get("start", "")
-    ended = start.isdigit() and commands.end_scheduled(db(), entity, check, int(start), now())
+    ended = start.isdigit() and actions.end_scheduled(db(), entity, check, int(start[:20]), actor=request_actor(),
+                                                      now=now())
     return _back(entity, check, notice="scheduled-ended" if ended else "no-scheduled")
 
 
@@ -112,7 +117,7 @@ def _create_series(entity: str, check: str) -> Response:
               "start_time": form.get("start", ""), "duration": form.get("duration", ""),
               "summary": form.get("summary", ""), "checks": [f"{entity}:{check}"]}
     try:
-        commands.create_series(db(), fields, now())
+        actions.create_series(db(), fields, actor=request_actor(), now=now())
     except InvalidSeries as exc:
         return _back(entity, check, error="bad-series", detail=str(exc))
     return _back(entity, check, notice="series-created")
@@ -122,7 +127,7 @@ def _create_series(entity: str, check: str) -> Response:
 @known_check
 def delete_series(entity: str, check: str) -> Response:
     """Delete the series `id` (form field) and its future windows."""
-    commands.delete_series(db(), request.form.get("id", "")[:200], now())
+    actions.delete_series(db(), request.form.get("id", "")[:200], actor=request_actor(), now=now())
     return _back(entity, check, notice="series-deleted")
 
 
@@ -131,7 +136,7 @@ def delete_series(entity: str, check: str) -> Response:
 def set_enabled(entity: str, check: str) -> Response:
     """Enable (`enabled=true`) or disable the check."""
     enabled = request.form.get("enabled") == "true"
-    commands.set_enabled(db(), entity, check, enabled, now())
+    actions.set_enabled(db(), entity, check, enabled, actor=request_actor(), now=now())
     return _back(entity, check, notice="enabled" if enabled else "disabled")
 
 

@@ -8,11 +8,13 @@ from typing import Any
 from flask import abort, redirect, request, url_for
 from werkzeug.wrappers import Response
 
+from flapjack_py import actions
 from flapjack_py.oncall.recurrence import InvalidSeries
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 
-from . import bp, commands
+from ..actors import request_actor
+from . import bp
 from .check_forms import MAX_DETAIL
 from .context import db, now
 
@@ -28,7 +30,7 @@ def create_entity_series(name: str) -> Response:
     fields = {"rrule": form["rrule"], "timezone": form["timezone"] or "UTC", "start_time": form["start"],
               "duration": form["duration"], "summary": form["summary"], "entities": [entity_id]}
     try:
-        commands.create_series(db(), fields, now())
+        actions.create_series(db(), fields, actor=request_actor(), now=now())
     except InvalidSeries as exc:
         return _back(name, error="bad-series", detail=str(exc))
     return _back(name, notice="series-created")
@@ -40,7 +42,7 @@ def delete_entity_series(name: str) -> Response:
     entity_id = _known(name)
     series_id = request.form.get("id", "")[:200]
     if any(s.id == series_id for s in series_store.series_for_entity(db(), entity_id)):
-        commands.delete_series(db(), series_id, now())
+        actions.delete_series(db(), series_id, actor=request_actor(), now=now())
     return _back(name, notice="series-deleted")
 
 

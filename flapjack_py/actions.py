@@ -1,0 +1,155 @@
+"""The one action path: acknowledge, test, maintain, enable/disable, on behalf of an actor.
+
+Every channel (UI, JSON API, CLI, Jabber, PagerDuty, chat buttons, replies, calls) calls these
+functions with the Actor who acted (flapjack_py.model.actors). Acknowledgements and test notifications
+go through the event queue like any feeder's, with the actor on the action event (the executive stores
+it with the unscheduled maintenance it makes and writes it on the acknowledgement's alerts);
+maintenance changes are written directly. Each action is written once to the audit trail.
+"""
+
+from __future__ import annotations
+
+import getpass
+import logging
+import os
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from flapjack_py import keys
+from flapjack_py.model.actors import Actor
+from flapjack_py.model.checks import ack_hash
+from flapjack_py.model.events import DEFAULT_ACK_DURATION, action_event
+from flapjack_py.oncall import recurrence
+from flapjack_py.oncall.recurrence import Series
+from flapjack_py.store import audit, history
+from flapjack_py.store import maintenance as maint
+from flapjack_py.store import maintenance_series as series_store
+from flapjack_py.store.events import push_events
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.timeparse import parse_duration
+
+log = logging.getLogger(__name__)
+
+Checks = Sequence[tuple[str, str]]
+
+
+def cli_actor() -> Actor:
+    """The actor of a command typed on this machine: the operating-system user running `flapjack`."""
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = f"uid:{os.getuid()}"
+    return Actor(name, "cli")
+
+
+def ack_seconds(typed: str) -> int:
+    """An acknowledgement's duration typed as people type it (`10m`, `4h`, `1 day`); blank or 0 is the default.
+
+    Raises TimeParseError for an unreadable duration.
+    """
+    return (parse_duration(typed) if typed.strip() else DEFAULT_ACK_DURATION) or DEFAULT_ACK_DURATION
+
+
+def acknowledge(client: StrRedis, queue: str, checks: Checks, *, duration: int, message: str, actor: Actor,
+                now: int) -> int:
+    """Queue one acknowledgement action event per check (one push), carrying `actor`; return the duration."""
+    seconds = duration if duration > 0 else DEFAULT_ACK_DURATION
+    push_events(client, [action_event("acknowledgement", entity, check, summary=message or None, duration=seconds,
+                                      time=now, ack_id=ack_hash(keys.check_id(entity, check)), actor=actor)
+                         for entity, check in checks], queue)
+    _audit(client, actor, "acknowledge", checks, now, detail=f"{seconds}s {message}".strip())
+    return seconds
+
+
+def test_notifications(client: StrRedis, queue: str, checks: Checks, *, actor: Actor, now: int,
+                       summary: str | None = None) -> None:
+    """Queue one test_notifications action event per check, in one push (worded as Flapjack's UI did unless
+    a summary is given)."""
+    push_events(client, [action_event("test_notifications", entity, check, time=now, actor=actor,
+                                      summary=summary or f"Testing notifications to all contacts interested in "
+                                                         f"entity: {entity}, check: {check}")
+                         for entity, check in checks], queue)
+    _audit(client, actor, "test_notifications", checks, now)
+
+
+def create_scheduled(client: StrRedis, entity: str, check: str, start: int, duration: int, summary: str, *,
+                     actor: Actor, now: int) -> None:
+    """Add a scheduled maintenance window made by `actor`."""
+    maint.create_scheduled(client, entity, check, start, duration, summary, now, actor)
+    _audit(client, actor, "create_scheduled_maintenance", [(entity, check)], now,
+           detail=f"from {start} for {duration}s {summary}".strip())
+
+
+def create_unscheduled(client: StrRedis, entity: str, check: str, start: int, duration: int, summary: str, *,
+                       actor: Actor, now: int) -> None:
+    """Write an unscheduled maintenance window directly (the command line's `maintenance create`; channels
+    that acknowledge queue an event with `acknowledge` instead, so the executive applies it in order)."""
+    maint.create_unscheduled(client, entity, check, start, duration, summary, now, actor)
+    _audit(client, actor, "create_unscheduled_maintenance", [(entity, check)], now,
+           detail=f"from {start} for {duration}s {summary}".strip())
+
+
+def end_unscheduled(client: StrRedis, entity: str, check: str, *, actor: Actor, now: int,
+                    end_time: int | None = None) -> bool:
+    """End the acknowledgement (unscheduled maintenance) in force at `end_time` (default now); False when
+    there is none."""
+    ended = maint.end_unscheduled(client, entity, check, now if end_time is None else end_time)
+    _audit(client, actor, "end_acknowledgement", [(entity, check)], now, outcome="ok" if ended else "none in force")
+    return ended
+
+
+def end_scheduled(client: StrRedis, entity: str, check: str, start: int, *, actor: Actor, now: int) -> bool:
+    """End (or delete, if it has not begun) the scheduled window starting at `start`."""
+    ended = maint.end_scheduled(client, entity, check, start, now)
+    _audit(client, actor, "end_scheduled_maintenance", [(entity, check)], now,
+           outcome="ok" if ended else "unknown or over", detail=str(start))
+    return ended
+
+
+def end_maintenance(client: StrRedis, entity: str, check: str, *, actor: Actor, now: int) -> list[str]:
+    """End the acknowledgement and the scheduled window in force; return what ended ("acknowledgement",
+    "scheduled maintenance"), [] when nothing was in force."""
+    ended = ["acknowledgement"] if end_unscheduled(client, entity, check, actor=actor, now=now) else []
+    start = maint.in_force(client, entity, check, maint.SCHEDULED)
+    if start is not None and end_scheduled(client, entity, check, start, actor=actor, now=now):
+        ended.append("scheduled maintenance")
+    return ended
+
+
+def create_series(client: StrRedis, fields: dict[str, Any], *, actor: Actor, now: int) -> Series:
+    """Store and materialise a recurring maintenance series (recurrence.new_series fields).
+
+    Raises InvalidSeries saying what is wrong.
+    """
+    made = recurrence.new_series(str(uuid.uuid4()), fields, now)
+    series_store.check_plan(client, made, now)
+    series_store.save_series(client, made)
+    series_store.materialise(client, made, now)
+    audit.record_all(client, [audit.entry(actor, "create_maintenance_series", "series", made.id, now)])
+    return made
+
+
+def delete_series(client: StrRedis, series_id: str, *, actor: Actor, now: int) -> bool:
+    """Delete a series and its future windows; False for an unknown id."""
+    if series_store.load_series(client, series_id) is None:
+        return False
+    series_store.delete_series(client, series_id, now)
+    audit.record_all(client, [audit.entry(actor, "delete_maintenance_series", "series", series_id, now)])
+    return True
+
+
+def set_enabled(client: StrRedis, entity: str, check: str, enabled: bool, *, actor: Actor, now: int) -> None:
+    """Enable or disable a check: disabling drops it from current_checks:E (and the entity from
+    current_entities when none is left); its next event enables it."""
+    if enabled:
+        history.enable_check(client, entity, check, now)
+    else:
+        history.disable_check(client, entity, check)
+    _audit(client, actor, "enable" if enabled else "disable", [(entity, check)], now)
+
+
+def _audit(client: StrRedis, actor: Actor, action: str, checks: Checks, now: int, *, outcome: str = "ok",
+           detail: str = "") -> None:
+    audit.record_all(client, [audit.entry(actor, action, "check", keys.check_id(entity, check), now,
+                                          outcome=outcome, detail=detail) for entity, check in checks])
