@@ -382,6 +382,19 @@ def escalations_due() -> str:
     return "escalations_due"
 
 
+# --- dependencies (flapjack-py addition) ---------------------------------------
+
+
+def dependencies() -> str:
+    """hash: dependency id -> JSON {parent, child, created_at} (flapjack_py.model.dependencies)."""
+    return "dependencies"
+
+
+def dependencies_version() -> str:
+    """string: a counter raised by every dependency write; the executives reload their copy when it moves."""
+    return "dependencies:version"
+
+
 # --- notifications ---------------------------------------------------------
 
 
@@ -470,12 +483,13 @@ def notification_rule(rule_id: str) -> str:
 
 
 def configuration_patterns() -> tuple[str, ...]:
-    """SCAN patterns of who is told about what (contacts, media, rules, entity contacts), no check state:
-    what `flapjack backtest` copies into its scratch database."""
+    """SCAN patterns of who is told about what (contacts, media, rules, entity contacts, check tags, dependencies),
+    no check state: what `flapjack backtest` copies into its scratch database."""
     return (contact_pattern(), contact_media("*"), contact_media_intervals("*"), contact_media_rollup_thresholds("*"),
             contact_tz("*"), contact_pagerduty("*"), contact_tag("*"), contact_notification_rules("*"),
             notification_rule("*"), contacts_for_pattern(), entity_ids_by_name(), entity_names_by_id(),
-            entity_tag("*"), known_entity_tags())
+            entity_tag("*"), known_entity_tags(), check_tag("*"), known_check_tags(), dependencies(),
+            dependencies_version())
 
 
 def ttl_key_patterns() -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""Backtest (issue 14 point 7): which alerts proposed contacts/rules would have sent differently. Pure.
+"""Backtest (issue 14 point 7): which alerts proposed contacts/rules (and dependencies, issue 33) would have sent
+differently. Pure.
 
 `flapjack backtest` (flapjack_py/tools/backtest.py) replays the archived events
 twice through the real Executive in a scratch Redis, once with the current
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flapjack_py.errors import FlapjackError
+from flapjack_py.model.dependencies import MAX_DEPENDENCIES, Dependency, InvalidDependency, parse_item
 from flapjack_py.model.rules import validate_rule_fields
 
 MAX_PROPOSAL_BYTES = 4 * 1024 * 1024
@@ -52,17 +54,45 @@ class Comparison:
 
 def read_proposal(text: str | bytes) -> list[ProposedContact]:
     """The contacts of a proposal file: `{"contacts": [{"id", "first_name", "last_name", "timezone", "media",
-    "rules": [rule fields as the API takes them], "entities": [names]}]}`."""
+    "rules": [rule fields as the API takes them], "entities": [names]}]}` (none when the file proposes only
+    "dependencies": read_dependencies)."""
+    data = _loaded(text)
+    items = data.get("contacts")
+    if items is None and "dependencies" in data:
+        return []
+    if not isinstance(items, list) or not items or len(items) > MAX_CONTACTS:
+        raise BadProposal('the rules file needs "contacts": a list of 1 to 10000 contacts (or "dependencies")')
+    return [_contact(i, item) for i, item in enumerate(items)]
+
+
+def read_dependencies(text: str | bytes) -> list[Dependency] | None:
+    """The dependencies a proposal file puts in place of the stored ones (`"dependencies": [items as the API
+    takes them]`, an empty list: none), or None when it proposes none."""
+    items = _loaded(text).get("dependencies")
+    if items is None:
+        return None
+    if not isinstance(items, list) or len(items) > MAX_DEPENDENCIES:
+        raise BadProposal(f'"dependencies" must be a list of at most {MAX_DEPENDENCIES} dependencies')
+    found = []
+    for n, item in enumerate(items):
+        try:
+            found.append(parse_item({k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item,
+                                    f"proposed-{n}", 0))
+        except InvalidDependency as exc:
+            raise BadProposal(f"dependencies[{n}]: {exc}") from None
+    return found
+
+
+def _loaded(text: str | bytes) -> dict[str, Any]:
     if len(text) > MAX_PROPOSAL_BYTES:
         raise BadProposal(f"the rules file is larger than {MAX_PROPOSAL_BYTES} bytes")
     try:
         data = json.loads(text)
     except ValueError as exc:
         raise BadProposal(f"the rules file is not JSON: {exc}") from None
-    items = data.get("contacts") if isinstance(data, dict) else None
-    if not isinstance(items, list) or not items or len(items) > MAX_CONTACTS:
-        raise BadProposal('the rules file needs "contacts": a list of 1 to 10000 contacts')
-    return [_contact(i, item) for i, item in enumerate(items)]
+    if not isinstance(data, dict):
+        raise BadProposal('the rules file must be an object: {"contacts": [...], "dependencies": [...]}')
+    return data
 
 
 def _contact(index: int, item: Any) -> ProposedContact:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flapjack_py.model.checks import CheckSnapshot, StateChange
+from flapjack_py.model.dependencies import BatchDependencies
 from flapjack_py.notify.request import NotifyRequest
 from flapjack_py.notify.rollup import FactsChange
 from flapjack_py.store.plumbing.writes import WriteBuffer
@@ -25,3 +26,4 @@ class Batch:
     requests: list[NotifyRequest] = field(default_factory=list)  # notifications, in batch order
     facts: dict[str, list[FactsChange]] = field(default_factory=dict)  # check facts the events changed
     changes: dict[str, list[StateChange]] = field(default_factory=dict)  # state changes the events recorded
+    dependencies: BatchDependencies = field(default_factory=BatchDependencies)  # parents' states, read with snapshots

@@ -23,6 +23,7 @@ import redis
 from flapjack_py.config.settings import Config, load_config
 from flapjack_py.errors import InvalidEvent
 from flapjack_py.executive.batch import Batch
+from flapjack_py.executive.dependencies import Inhibition
 from flapjack_py.executive.escalation_chore import Escalating
 from flapjack_py.executive.handover import BatchNotify
 from flapjack_py.executive.housekeeping import Housekeeping
@@ -68,6 +69,7 @@ class Executive:
         escalating = Escalating(self.notifier, self.client, self.commit)
         self.housekeeping = Housekeeping(self.client, self.raw, self.cfg, self.queue, self.heartbeat, escalating)
         self.steps = EventSteps(self.cfg, self.queue)
+        self.inhibition = Inhibition(self.client, self.cfg.queue)
         self.notifying = BatchNotify(self.notifier, self.client, self.commit)
         self._stopping = False
         self._registered = False
@@ -203,11 +205,14 @@ class Executive:
                 batch.guard.reset()
 
     def _guard_and_load(self, batch: Batch, events: list[Event]) -> None:
-        """The guard (as _guard) and the snapshots of the events' checks, in one round trip."""
+        """The guard (as _guard), the snapshots of the events' checks and the dependencies' states, in one
+        round trip."""
         ids = list(dict.fromkeys((e.entity, e.check) for e in events))
         calls = check_store.snapshot_calls(ids, _ok_only(events, self.cfg.flap_detection))
-        batch.guard, replies = self.commit.guard_and_read(batch.in_flight, scripts.LOAD_SNAPSHOTS, calls)
-        batch.snapshots = check_store.snapshots_from(ids, replies)
+        batch.guard, replies = self.commit.guard_and_read(batch.in_flight, scripts.LOAD_SNAPSHOTS, calls,
+                                                          self.inhibition.reads())
+        batch.snapshots = check_store.snapshots_from(ids, replies[:len(calls)])
+        batch.dependencies = self.inhibition.batch_view(replies[len(calls):])
         batch.entity_ids = {s.entity: s.entity_id for s in batch.snapshots.values() if s.entity_id}
 
     def _process_items(self, batch: Batch, taken: Taken, parsed: list[Event | InvalidEvent | None]) -> None:
@@ -229,6 +234,7 @@ class Executive:
                     log.exception("%s: processing failed; filed as rejected", item.id, extra={"check": item.id})
                     writes = self.commit.rejected(raw, claim, now, f"internal error: {exc!r}")
             batch.pending.append(writes)
+        self.inhibition.release(batch)
         self._notify_and_commit(batch)
 
     def _notify_and_commit(self, batch: Batch) -> None:

@@ -16,6 +16,7 @@ from flapjack_py.executive.batch import Batch
 from flapjack_py.model import flapping, staleness
 from flapjack_py.model.actors import Actor, described, from_fields
 from flapjack_py.model.checks import CheckSnapshot, StateChange, ack_hash, max_notified_severity, worst
+from flapjack_py.model.dependencies import is_release, still_released
 from flapjack_py.model.events import Event, ack_duration, derived_tags
 from flapjack_py.model.notification import Notification, NotificationType, notification_type_for
 from flapjack_py.model.verdicts import FilterInput, Verdict
@@ -45,6 +46,9 @@ class EventSteps:
 
     def process(self, batch: Batch, writes: WriteBuffer, event: Event, raw: bytes, now: int,
                        index: int) -> None:
+        if event.tags and is_release(event):
+            self._released(batch, writes, event, now, index)
+            return
         if self.cfg.archive_events:
             self.queue.archive(writes, raw, now, self.cfg.events_archive_maxage)
         counter = batch.counter
@@ -62,10 +66,24 @@ class EventSteps:
             go_on, previous = self._service_event(batch, writes, snap, event, now, counter, tags, index)
         else:
             go_on, previous = self._action_event(writes, snap, event, now)
-        if go_on and self._filters_pass(writes, snap, event, previous, now):
+        parents = batch.dependencies.inhibitors(snap, batch.snapshots, index) if event.is_failure else ()
+        if go_on and self._filters_pass(writes, snap, event, previous, now, parents):
             self._notify(batch, writes, snap, event, now, counter, tags, index)
         if not (event.is_service and event.state in ("acknowledgement", "test_notifications")):
             batch.facts.setdefault(snap.id, []).append((index, facts_change(snap, event.is_service, event.summary)))
+
+    def _released(self, batch: Batch, writes: WriteBuffer, event: Event, now: int, index: int) -> None:
+        """A child's release result (flapjack_py.model.dependencies): its problem through the filters, as if its
+        failure were decided now; nothing recorded, not counted; dropped when the check's state moved on."""
+        self.queue.uncount(writes)
+        snap = batch.snapshots[(event.entity, event.check)]
+        if not still_released(event, snap.state):
+            log.info("%s: release dropped: the check is %s now", event.id, snap.state)
+            return
+        parents = batch.dependencies.inhibitors(snap, batch.snapshots, index)
+        if self._filters_pass(writes, snap, event, snap.state, now, parents):
+            tags = snap.check_tags | derived_tags(event.entity, event.check)
+            self._notify(batch, writes, snap, event, now, batch.counter, tags, index)
 
     def _ensure_entity(self, batch: Batch, writes: WriteBuffer, snap: CheckSnapshot) -> None:
         entity_id = batch.entity_ids.get(snap.entity)
@@ -154,8 +172,9 @@ class EventSteps:
     # --- filters -----------------------------------------------------------
 
     def _filters_pass(self, writes: WriteBuffer, snap: CheckSnapshot, event: Event, previous: str | None,
-                      now: int) -> bool:
-        data = FilterInput(event, snap, previous, now, self.cfg.initial_failure_delay, self.cfg.repeat_failure_delay)
+                      now: int, parents: tuple[str, ...] = ()) -> bool:
+        data = FilterInput(event, snap, previous, now, self.cfg.initial_failure_delay, self.cfg.repeat_failure_delay,
+                           parents)
         for check_filter in filters.FILTERS:
             verdict = check_filter(data)
             self._apply_effects(writes, snap, verdict, now, from_fields(event.actor, event.channel))

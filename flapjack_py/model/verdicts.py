@@ -18,6 +18,7 @@ class FilterInput:
     now: int
     default_initial_failure_delay: int
     default_repeat_failure_delay: int
+    failing_parents: tuple[str, ...] = ()  # checks it depends on that fail now (flapjack_py.model.dependencies)
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Verdict:
     reason: str = ""
     code: str = ""  # what blocked, for the decision trace (flapjack_py.notify.decisions.FILTER_CODES)
     until: int | None = None  # when the block ends, when the filter knows (delays)
+    parent: str | None = None  # the failing check it depends on, when that blocks it (dependency)
     end_unscheduled: bool = False
     create_unscheduled: tuple[int, int, str | None] | None = None  # (start, duration, summary)
 

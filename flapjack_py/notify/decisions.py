@@ -31,6 +31,7 @@ FILTER_CODES = {
     "repeat_delay": "repeat failure delay not over",
     "ack_not_failing": "acknowledgement of a check that is not failing",
     "flapping": "flapping: held back until the check is stable again",
+    "inhibited": "a check it depends on is failing",
 }
 """Filter verdict codes (flapjack_py.executive.filters) and how a trace words them."""
 
@@ -42,6 +43,7 @@ CONTACT_OUTCOMES = {
     "no_media": "the contact has no media",
     "blackhole": "a matching rule blackholes this severity",
     "no_rule": "no rule of the contact matched",
+    "paged": "paged for this problem: told of its end whatever its rules say now",
 }
 
 MEDIUM_OUTCOMES = {
@@ -55,7 +57,7 @@ MEDIUM_OUTCOMES = {
     "unknown_medium": "unknown medium",
 }
 
-OWED_TEXT = "owed by the escalation that paged this contact (its rules no longer select it)"
+OWED_TEXT = "owed: paged for this problem, by an escalation or its rules (they no longer select it)"
 """How a trace words a medium an ended escalation goes to whatever the contact's rules say now."""
 
 _DROP_LEVELS = ("dropped", "dropped", "dropped", "interval")
@@ -143,6 +145,8 @@ def blocked(event: Event, snap: CheckSnapshot, filter_name: str, verdict: Verdic
                             "reason": verdict.reason}
     if verdict.until is not None:
         stop["until"] = verdict.until
+    if verdict.parent is not None:
+        stop["parent"] = verdict.parent
     if verdict.code == "scheduled_maintenance" and snap.scheduled_start is not None:
         stop["maintenance_start"] = snap.scheduled_start
     elif verdict.code == "acknowledged" and snap.unscheduled_start is not None:

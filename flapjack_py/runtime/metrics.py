@@ -60,7 +60,7 @@ class FlapjackCollector(Collector):
         for state, count in sorted(counts.by_state.items()):
             states.add_metric([state], count)
         yield states
-        yield _gauge("flapjack_checks_unhandled", "Failing checks not acknowledged, not in maintenance, enabled.",
+        yield _gauge("flapjack_checks_unhandled", "Failing checks not acknowledged, not in maintenance, enabled, not inhibited.",
                      counts.unhandled)
 
     def _alerts(self, client: StrRedis) -> Iterator[Metric]:

@@ -10,7 +10,7 @@ WATCHed changed (SharedChanged: the caller decides the notifications again).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import redis
@@ -62,10 +62,12 @@ class Commit:
             raise InFlightTaken()
         return pipe
 
-    def guard_and_read(self, expected: int, script: str, calls: Calls) -> tuple[Any, list[Any]]:
-        """As guard, with the replies of the read-only Lua `script` called once per `calls`, in the same round
-        trip (the batch's check snapshots). Raises InFlightTaken."""
-        pipe, replies = watch_list(self.client, self.queue.in_flight, expected, script, calls)
+    def guard_and_read(self, expected: int, script: str, calls: Calls,
+                       extra: Sequence[Sequence[Any]] = ()) -> tuple[Any, list[Any]]:
+        """As guard, with the replies of the read-only Lua `script` called once per `calls` and then of the read
+        commands `extra`, in the same round trip (the batch's check snapshots, its dependencies' states).
+        Raises InFlightTaken."""
+        pipe, replies = watch_list(self.client, self.queue.in_flight, expected, script, calls, extra)
         if pipe is None:
             raise InFlightTaken()
         return pipe, replies

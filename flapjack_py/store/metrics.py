@@ -14,6 +14,7 @@ from typing import Any
 
 from flapjack_py import keys
 from flapjack_py.model.events import FAILURE_STATES
+from flapjack_py.store.dependencies import inhibitors
 from flapjack_py.store.events import queue_length
 from flapjack_py.store.plumbing.client import StrRedis, to_int
 from flapjack_py.views.rows import is_handled
@@ -131,7 +132,8 @@ def oldest_queued_age(client: StrRedis, queue: str, now: float) -> float:
 
 
 def check_counts(client: StrRedis) -> CheckCounts:
-    """Every known check's state; failing ones not acknowledged, not in maintenance and enabled are unhandled."""
+    """Every known check's state; failing ones not acknowledged, not in maintenance, enabled and not inhibited by a
+    failing check they depend on are unhandled."""
     ids = [m for m in client.zrange(keys.all_checks(), 0, -1)]
     p = client.pipeline(transaction=False)
     for check_id in ids:
@@ -141,12 +143,13 @@ def check_counts(client: StrRedis) -> CheckCounts:
         p.zscore(keys.current_checks(entity), check)
     replies = p.execute() if ids else []
     by_state: dict[str, int] = {}
-    unhandled = 0
-    for state, in_maintenance, current in _triples(replies):
+    failing = []
+    for check_id, (state, in_maintenance, current) in zip(ids, _triples(replies), strict=True):
         label = state or "unknown"
         by_state[label] = by_state.get(label, 0) + 1
         if label in FAILURE_STATES and not is_handled(bool(in_maintenance), bool(in_maintenance), current is not None):
-            unhandled += 1
+            failing.append(check_id)
+    unhandled = len(failing) - len(inhibitors(client, failing))
     return CheckCounts(by_state, unhandled)
 
 

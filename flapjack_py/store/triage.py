@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.store.dependencies import inhibitors
 from flapjack_py.store.entities import entity_check_names, entity_ids_with_tag
 from flapjack_py.store.maintenance import SCHEDULED, UNSCHEDULED
 from flapjack_py.store.plumbing import scripts
@@ -28,7 +29,8 @@ def load_facts(client: StrRedis, check_ids: Sequence[str], since: Mapping[str, i
     """The rows of `check_ids` (without alerts), in that order; `since` gives failing times (failing_since).
 
     `handling=False` reads only the check hashes (a quarter of the work, for filtering and sorting
-    thousands of checks): acknowledged and scheduled then read False and enabled True.
+    thousands of checks): acknowledged and scheduled then read False, enabled True, and no failing check is
+    inhibited (with handling, a failing check whose parent fails names it: flapjack_py.store.dependencies).
     """
     script = registered_script(client, scripts.TRIAGE_FACTS)
     found: list[CheckRow] = []
@@ -39,7 +41,16 @@ def load_facts(client: StrRedis, check_ids: Sequence[str], since: Mapping[str, i
         replies = script(keys=names, args=["all" if handling else "states", *(ch for _, ch in pairs)])
         found += [_facts(e, ch, reply, since.get(cid)) for (e, ch), cid, reply in zip(pairs, chunk, replies,
                                                                                        strict=True)]
+    if handling:
+        _with_inhibitors(client, found)
     return found
+
+
+def _with_inhibitors(client: StrRedis, rows: list[CheckRow]) -> None:
+    """Name the failing parent of each failing row a dependency inhibits."""
+    found = inhibitors(client, [row.id for row in rows if row.failing])
+    for row in rows:
+        row.inhibited_by = found.get(row.id, "")
 
 
 def tagged_check_ids(client: StrRedis, tag: str) -> set[str]:

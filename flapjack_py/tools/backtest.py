@@ -1,5 +1,6 @@
 """`flapjack backtest --rules FILE --since 24h`: replay archived events through the real engine with proposed
-contacts and rules, and print which alerts would have been sent differently (issue 14 point 7).
+contacts and rules (and dependencies, issue 33), and print which alerts would have been sent differently (issue 14
+point 7).
 
 Both replays run in a private scratch Redis (never the live one, which is only
 read): first the current contacts, rules and entity links, then the same with
@@ -29,12 +30,14 @@ from flapjack_py.analysis.backtest import Alert, ProposedContact
 from flapjack_py.config.settings import Config
 from flapjack_py.executive import Executive
 from flapjack_py.executive.steps import new_entity_id
+from flapjack_py.model.dependencies import Dependency, InvalidDependency
 from flapjack_py.model.rules import rule_from_fields
 from flapjack_py.runtime.connection import embedded_clients
 from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.runtime.session import redis_clients
 from flapjack_py.store import backtest as store
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import dependencies as dependency_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import rules as rule_store
 from flapjack_py.store.plumbing.client import Clients, StrRedis
@@ -45,30 +48,49 @@ log = logging.getLogger(__name__)
 
 @click.command("backtest")
 @click.option("--rules", "rules_file", required=True, type=click.Path(exists=True, dir_okay=False),
-              help='JSON file of proposed contacts: {"contacts": [{"id", "media", "rules": [...], "entities": [...]}]}.')
+              help='JSON file of proposed contacts and dependencies: {"contacts": [{"id", "media", "rules": [...], '
+                   '"entities": [...]}], "dependencies": [{"parent": "E:C", "child": {...}}]}.')
 @click.option("--since", default="24h", show_default=True, help="Replay the archived events of this long ago on.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.pass_obj
 def backtest_command(config: Config, rules_file: str, since: str, as_json: bool) -> None:
-    """Replay archived events (executive.archive_events) with proposed contacts/rules in a scratch Redis and print
-    the alerts that would have been sent differently, added and removed per contact and medium."""
+    """Replay archived events (executive.archive_events) with proposed contacts/rules and dependencies (in place of
+    the stored ones) in a scratch Redis and print the alerts that would have been sent differently, added and
+    removed per contact and medium."""
     try:
         start = int(time.time()) - parse_duration(since)
     except TimeParseError as exc:
         raise click.BadParameter(str(exc), param_hint="'--since'") from None
-    proposal = backtest.read_proposal(Path(rules_file).read_bytes())
+    text = Path(rules_file).read_bytes()
+    proposal, dependencies = backtest.read_proposal(text), backtest.read_dependencies(text)
     with redis_clients(config) as live:
+        stored = _check_dependencies(live.text, dependencies)
         events = _events(live, start)
         if not events:
             raise click.ClickException(f"no archived events since {since} ago (is executive.archive_events on, "
                                        f"and executive.events_archive_maxage long enough?)")
         current = replay(live, events, config, lambda scratch: None)
-        proposed = replay(live, events, config, lambda scratch: apply_proposal(scratch, proposal))
+        proposed = replay(live, events, config, lambda scratch: apply_proposal(scratch, proposal, dependencies))
     comparison = backtest.compare(current, proposed)
+    counts = None if dependencies is None else {"current": stored, "proposed": len(dependencies)}
     if as_json:
-        click.echo(json.dumps(backtest.to_json(comparison), indent=2))
-    else:
-        click.echo("\n".join(backtest.report(comparison, len(events))))
+        click.echo(json.dumps({**backtest.to_json(comparison), **({"dependencies": counts} if counts else {})},
+                              indent=2))
+        return
+    lines = backtest.report(comparison, len(events))
+    if counts:
+        lines.insert(1, f"{counts['proposed']} proposed dependencies in place of the {counts['current']} stored")
+    click.echo("\n".join(lines))
+
+
+def _check_dependencies(live: StrRedis, dependencies: Sequence[Dependency] | None) -> int:
+    """How many dependencies are stored; BadProposal when the proposed ones make a cycle with the live tags."""
+    if dependencies is not None:
+        try:
+            dependency_store.check_all(live, dependencies)
+        except InvalidDependency as exc:
+            raise backtest.BadProposal(f"dependencies: {exc}") from None
+    return len(dependency_store.load_all(live))
 
 
 def _events(live: Clients, start: int) -> list[tuple[int, bytes]]:
@@ -120,8 +142,12 @@ def _clock(start: int) -> Iterator[Callable[[int], int]]:
         yield move_to
 
 
-def apply_proposal(scratch: StrRedis, proposal: Sequence[ProposedContact]) -> None:
-    """Replace each proposed contact (media, rules, and entity links when given) in the scratch database."""
+def apply_proposal(scratch: StrRedis, proposal: Sequence[ProposedContact],
+                   dependencies: Sequence[Dependency] | None = None) -> None:
+    """Replace each proposed contact (media, rules, and entity links when given) in the scratch database, and the
+    dependencies when `dependencies` is not None."""
+    if dependencies is not None:
+        dependency_store.replace_all(scratch, dependencies)
     for contact in proposal:
         links = store.link_keys(scratch, contact.id)
         if contact_store.contact_key_exists(scratch, contact.id):

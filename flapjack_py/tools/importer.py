@@ -1,4 +1,5 @@
-"""`flapjack import contacts|entities -f FILE`: load Flapjack 1.x JSON exports (engine.md 8).
+"""`flapjack import contacts|entities -f FILE`: load Flapjack 1.x JSON exports (engine.md 8);
+`flapjack import dependencies -f FILE`: load dependencies (issue 33.1) as the API takes them.
 
 A progress bar (rich, on stderr, only on a terminal) while importing; then one summary: how many went in
 and why the others did not.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,9 +22,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from flapjack_py.config.settings import Config
 from flapjack_py.errors import FlapjackError
+from flapjack_py.model.dependencies import id_problem, parse_item
 from flapjack_py.model.names import entity_name_problem
 from flapjack_py.runtime.session import redis_client
 from flapjack_py.store import contacts as contact_store
+from flapjack_py.store import dependencies as dependency_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store.plumbing.client import StrRedis
 
@@ -75,6 +80,16 @@ def import_entity(client: StrRedis, entry: dict[str, Any]) -> None:
     entity_store.import_entity(client, str(entry["id"]), name, contacts, entry.get("tags") or [])
 
 
+def import_dependency(client: StrRedis, entry: dict[str, Any]) -> None:
+    """Store dependency `id` (replacing one of that id): `{"id", "parent": "E:C", "child": {"check"|"entity"|"tag":
+    NAME}}`. Raises FlapjackError (flapjack_py.model.dependencies.InvalidDependency, a cycle included) or
+    ValueError naming the problem."""
+    if problem := id_problem(entry["id"]):
+        raise ValueError(problem)
+    dep = parse_item(entry, entry["id"], int(time.time()))
+    dependency_store.add(client, [dep], replace=True)
+
+
 def import_all(client: StrRedis, entries: list[dict[str, Any]], one: Callable[[StrRedis, dict[str, Any]], None],
                noun: str, skipped: list[str], advance: Callable[[], None] = lambda: None) -> int:
     """Import each entry (calling `advance` after each); the ones the data layer refuses are skipped, their
@@ -102,7 +117,7 @@ def summary(done: int, total: int, plural: str, skipped: list[str]) -> list[str]
 
 @click.group("import")
 def import_group() -> None:
-    """Import data from Flapjack 1.x JSON exports."""
+    """Import data: contacts and entities from Flapjack 1.x JSON exports, dependencies."""
 
 
 @import_group.command()
@@ -123,13 +138,26 @@ def entities(config: Config, source: Any) -> None:
     _run(config, source, "Entity", import_entity)
 
 
-def _run(config: Config, source: Any, noun: str, one: Callable[[StrRedis, dict[str, Any]], None]) -> None:
+@import_group.command()
+@click.option("-f", "--from", "source", required=True, type=click.File("r", encoding="utf-8"),
+              help="JSON file holding an array of dependencies.")
+@click.pass_obj
+def dependencies(config: Config, source: Any) -> None:
+    """Import dependencies: {id (optional), parent: "ENTITY:CHECK", child: {check|entity|tag: NAME}}; one with the
+    id of a stored one replaces it, a cycle is refused."""
+    _run(config, source, "Dependency", import_dependency, "dependencies")
+
+
+def _run(config: Config, source: Any, noun: str, one: Callable[[StrRedis, dict[str, Any]], None],
+         plural: str = "") -> None:
     try:
         entries = load_entries(source.read())
     except ValueError as exc:
         click.echo(f"{source.name}: {exc}", err=True)
         sys.exit(1)
-    plural = "contacts" if noun == "Contact" else "entities"
+    plural = plural or ("contacts" if noun == "Contact" else "entities")
+    if noun == "Dependency":  # no 1.x export to follow: an id is made for an entry without one
+        entries = [{"id": str(uuid.uuid4()), **e} if isinstance(e, dict) and "id" not in e else e for e in entries]
     skipped: list[str] = []
     kept = with_ids(entries, noun, skipped)
     done = 0

@@ -33,6 +33,7 @@ class Alert:
     delivered_at: int | None = None
     escalation_policy: str = ""  # the escalation policy that paged the contact (and at which level)
     escalation_level: int | None = None
+    actor: str = ""  # acknowledgements: who acknowledged (flapjack_py.model.actors)
 
     @property
     def entity(self) -> str:
@@ -62,6 +63,12 @@ class CheckRow:
     enabled: bool
     """Among its entity's current checks."""
     alerts: list[Alert] = field(default_factory=list)
+    inhibited_by: str = ""
+    """A failing check it depends on (flapjack_py.model.dependencies): its problems are not paged meanwhile."""
+    ack_by: str = ""
+    """Who acknowledged it (the acknowledgement in force's actor), when a list names them."""
+    ack_at: int | None = None
+    """When that acknowledgement began."""
 
     @property
     def id(self) -> str:
@@ -73,8 +80,8 @@ class CheckRow:
 
     @property
     def handled(self) -> bool:
-        """Failing, and someone or something is on it: acknowledged, in maintenance or disabled."""
-        return self.failing and is_handled(self.acknowledged, self.scheduled, self.enabled)
+        """Failing, and someone or something is on it: acknowledged, in maintenance, disabled or inhibited."""
+        return self.failing and is_handled(self.acknowledged, self.scheduled, self.enabled, bool(self.inhibited_by))
 
     @property
     def unhandled(self) -> bool:
@@ -86,7 +93,7 @@ class CheckRow:
         return self.failing_since if self.failing and self.failing_since else self.last_change
 
 
-def is_handled(acknowledged: bool, scheduled: bool, enabled: bool) -> bool:
-    """A failing check is handled when acknowledged, in scheduled maintenance or disabled (the one definition
-    behind the overview's split and the flapjack_checks_unhandled gauge)."""
-    return acknowledged or scheduled or not enabled
+def is_handled(acknowledged: bool, scheduled: bool, enabled: bool, inhibited: bool = False) -> bool:
+    """A failing check is handled when acknowledged, in scheduled maintenance, disabled or inhibited by a failing
+    check it depends on (the one definition behind the overview's split and the flapjack_checks_unhandled gauge)."""
+    return acknowledged or scheduled or not enabled or inhibited

@@ -9,6 +9,7 @@ import pytest
 from flapjack_py.executive.filters import FILTERS
 from flapjack_py.executive.filters.acknowledgement import acknowledgement_filter
 from flapjack_py.executive.filters.delays import delays_filter
+from flapjack_py.executive.filters.dependency import dependency_filter
 from flapjack_py.executive.filters.flapping import flapping_filter
 from flapjack_py.executive.filters.maintenance import scheduled_maintenance_filter, unscheduled_maintenance_filter
 from flapjack_py.executive.filters.ok import ok_filter
@@ -34,9 +35,10 @@ TEST = {"type": "action", "state": "test_notifications"}
 
 
 def test_filters_run_in_flapjack_order() -> None:
-    # flapping_filter (flapjack-py, issue 14) sits after the maintenance filters; it passes unless a check flaps
+    # flapping_filter (flapjack-py, issue 14) sits after the maintenance filters; it passes unless a check flaps;
+    # dependency_filter (issue 33) before the delays: an inhibited failure's trace says so, not "initial delay"
     assert FILTERS == (ok_filter, scheduled_maintenance_filter, unscheduled_maintenance_filter, flapping_filter,
-                       delays_filter, acknowledgement_filter)
+                       dependency_filter, delays_filter, acknowledgement_filter)
 
 
 # --- 3.0 derived facts ----------------------------------------------------------------

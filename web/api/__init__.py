@@ -59,6 +59,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     conditions,
     contacts,
     decisions,
+    dependencies,
     entities,
     escalation_policies,
     health,
@@ -75,7 +76,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
 )
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
-             reports, metrics, alerts, receivers, schedules, health, escalation_policies)
+             reports, metrics, alerts, receivers, schedules, health, escalation_policies, dependencies)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
 __all__ = ["bp", "RESOURCES", "openapi"]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from flapjack_py.executive.filters.acknowledgement import acknowledgement_filter
 from flapjack_py.executive.filters.delays import delays_filter
+from flapjack_py.executive.filters.dependency import dependency_filter
 from flapjack_py.executive.filters.flapping import flapping_filter
 from flapjack_py.executive.filters.maintenance import scheduled_maintenance_filter, unscheduled_maintenance_filter
 from flapjack_py.executive.filters.ok import ok_filter
@@ -16,6 +17,7 @@ FILTERS: tuple[Callable[[FilterInput], Verdict], ...] = (
     scheduled_maintenance_filter,
     unscheduled_maintenance_filter,
     flapping_filter,
+    dependency_filter,
     delays_filter,
     acknowledgement_filter,
 )

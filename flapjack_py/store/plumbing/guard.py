@@ -23,10 +23,11 @@ Calls = Sequence[tuple[Sequence[Any], Sequence[Any]]]
 """(keys, args) of each call of one Lua script."""
 
 
-def watch_list(client: StrRedis, key: str, least: int, script: str = "", calls: Calls = ()) -> tuple[Any, list[Any]]:
+def watch_list(client: StrRedis, key: str, least: int, script: str = "", calls: Calls = (),
+               extra: Sequence[Sequence[Any]] = ()) -> tuple[Any, list[Any]]:
     """(a transaction pipeline WATCHing list `key`, the replies of the read-only Lua `script` called once per
-    (keys, args) of `calls`), all in one round trip; the pipeline is None (nothing left watched) when the
-    list holds fewer than `least` items.
+    (keys, args) of `calls`, then those of the read commands `extra` (name, arguments ...)), all in one round
+    trip; the pipeline is None (nothing left watched) when the list holds fewer than `least` items.
 
     A lost connection is retried as redis-py retries a WATCH (the server drops a WATCH with its
     connection, so nothing is half done); a script the server does not know is loaded and called again.
@@ -36,10 +37,10 @@ def watch_list(client: StrRedis, key: str, least: int, script: str = "", calls: 
     evals = [("EVALSHA", script_sha(script), len(keys), *keys, *args) for keys, args in calls]
 
     def attempt() -> tuple[int, list[Any]]:
-        conn.send_packed_command(conn.pack_commands([("WATCH", key), ("LLEN", key), *evals]))
+        conn.send_packed_command(conn.pack_commands([("WATCH", key), ("LLEN", key), *evals, *extra]))
         pipe.parse_response(conn, "WATCH")  # sets pipe.watching, as pipe.watch() does
         length = int(pipe.parse_response(conn, "LLEN"))
-        return length, [_reply(pipe, conn) for _ in evals]
+        return length, [_reply(pipe, conn, str(command[0])) for command in (*evals, *extra)]
 
     def failed(_error: Exception) -> None:
         conn.disconnect()
@@ -49,7 +50,7 @@ def watch_list(client: StrRedis, key: str, least: int, script: str = "", calls: 
         length, replies = conn.retry.call_with_retry(attempt, failed)
         if any(isinstance(reply, NoScriptError) for reply in replies):
             pipe.script_load(script)  # while watching, a pipeline runs commands at once
-            replies = [_call(pipe, command) for command in evals]
+            replies = [_call(pipe, command) for command in evals] + replies[len(evals):]
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
@@ -62,10 +63,10 @@ def watch_list(client: StrRedis, key: str, least: int, script: str = "", calls: 
     return pipe, replies
 
 
-def _reply(pipe: Any, conn: Any) -> Any:
+def _reply(pipe: Any, conn: Any, command: str) -> Any:
     """The next reply on `conn`; a command's error reply as its exception (the replies after it still read)."""
     try:
-        return pipe.parse_response(conn, "EVALSHA")
+        return pipe.parse_response(conn, command)
     except ResponseError as exc:
         return exc
 
