@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from flapjack_py.config.analytics import AnalyticsConfig
 from flapjack_py.config.media import validate_gateways
 from flapjack_py.config.receivers import ReceiversConfig
 from flapjack_py.config.types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
@@ -127,6 +128,8 @@ class ExecutiveConfig(Section):
     """Percent state change above which a check flaps."""
     decision_trace_length: Annotated[int, Field(ge=0, le=10_000, strict=True)] = 50
     """Decision traces kept per check (why each contact/medium was or was not alerted); 0 keeps none."""
+    ack_code_ttl: Annotated[Seconds, Field(ge=60)] = 86400
+    """Seconds a problem alert's ack code (reply `ACK CODE`) acknowledges its check, unless it recovers first."""
 
     @model_validator(mode="after")
     def _flap_thresholds_in_order(self) -> ExecutiveConfig:
@@ -155,6 +158,10 @@ class WebConfig(Section):
     """Largest request body in bytes; larger ones are refused with 413 before they are read."""
     login_rate_limit: Annotated[Text, AfterValidator(_rate_limit)] = "10 per 15 minutes"
     """Failed logins allowed per user name and per client address (Flask-Limiter notation)."""
+    audit_retention: Annotated[Seconds, Field(ge=86400)] = 400 * 86400
+    """Seconds audit trail entries are kept (trimmed by age as entries are written)."""
+    unowned_checks: Literal["everyone", "admins"] = "everyone"
+    """Who may act on a check no team owns: every responder, or admins only."""
 
 
 class WatchdogConfig(Section):
@@ -205,6 +212,7 @@ class _Sections(Section):
     receivers: ReceiversConfig = ReceiversConfig()
     watchdog: WatchdogConfig = WatchdogConfig()
     schedules: SchedulesConfig = SchedulesConfig()
+    analytics: AnalyticsConfig = AnalyticsConfig()
 
 
 class _Document(_Sections):

@@ -15,7 +15,7 @@ def test_example_loads_and_every_core_setting_is_its_default() -> None:
     raw = yaml.safe_load(EXAMPLE.read_text())
     loaded = load_config(raw)
     defaults = Config()
-    for section in ("redis", "executive", "web", "logging", "watchdog", "schedules"):
+    for section in ("redis", "executive", "web", "logging", "watchdog", "schedules", "analytics"):
         names = set(type(getattr(defaults, section)).model_fields)
         assert set(raw[section]) == names, f"{section}: example and defaults list different settings"
         assert getattr(loaded, section) == getattr(defaults, section), section

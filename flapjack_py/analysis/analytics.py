@@ -1,0 +1,165 @@
+"""On-call analytics (issue 32): the figures of a period, from the facts store/analytics.py reads. Pure.
+
+summary(), checks() and people() give exactly the JSON of GET /api/analytics/summary, /checks and /people (and
+`flapjack report --json`); timeline() the analytics page's plots. Pages are the alert records of types problem,
+recovery and acknowledgement (analysis/incidents.py PAGE_TYPES). MTTA is first page -> first acknowledgement and
+MTTR first failure -> recovery, over the period's incidents (a failure that paged); median is the middle value
+(the mean of the two middle ones), p90 the nearest-rank 90th percentile. Off-hours and sleep-hours pages are
+read in the paged contact's time zone.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from flapjack_py.analysis.incidents import PAGE_TYPES, Facts, Incident, Page, incidents
+from flapjack_py.config.analytics import Hours, parse_hours
+
+
+@dataclass(frozen=True)
+class Settings:
+    """analytics.* and the zone of contacts that have none."""
+
+    working: Hours
+    sleep: Hours
+    self_resolved_within: int = 300
+    default_zone: str = "UTC"
+
+    @classmethod
+    def of(cls, working: str = "Mon-Fri 09:00-18:00", sleep: str = "22:00-07:00", within: int = 300,
+           zone: str = "UTC") -> Settings:
+        return cls(parse_hours(working), parse_hours(sleep), within, zone)
+
+
+def spread(values: Sequence[int]) -> dict[str, Any]:
+    """{"median", "p90", "count"} of `values` (None and None when there are none)."""
+    if not values:
+        return {"median": None, "p90": None, "count": 0}
+    ordered = sorted(values)
+    median = statistics.median(ordered)
+    return {"median": int(median) if float(median).is_integer() else median,
+            "p90": ordered[max(math.ceil(0.9 * len(ordered)) - 1, 0)], "count": len(ordered)}
+
+
+def pages_of(facts: Facts) -> list[Page]:
+    """The facts' pages within [since, until]."""
+    return [p for p in facts.pages if p.type in PAGE_TYPES and facts.since <= p.ts <= facts.until]
+
+
+@lru_cache(maxsize=4096)
+def _hour_start(zone: str, hour: int) -> tuple[int, int]:
+    """(weekday, minute of the day) in `zone` at unix hour `hour` (cached: many pages share an hour)."""
+    local = datetime.fromtimestamp(hour * 3600, ZoneInfo(zone))
+    return local.weekday(), local.hour * 60 + local.minute
+
+
+def local_minute(ts: int, zone: str) -> tuple[int, int]:
+    """(weekday, minute of the day) of unix time `ts` in `zone`."""
+    weekday, minute = _hour_start(zone, ts // 3600)
+    minute += ts % 3600 // 60
+    return (weekday + minute // 1440) % 7, minute % 1440
+
+
+def hours_flags(page: Page, facts: Facts, settings: Settings) -> tuple[bool, bool]:
+    """(off working hours, in sleep hours) of a page in its contact's time zone."""
+    weekday, minute = local_minute(page.ts, facts.zones.get(page.contact) or settings.default_zone)
+    return not settings.working.contains(weekday, minute), settings.sleep.contains(weekday, minute)
+
+
+def summary(facts: Facts, settings: Settings, found: Sequence[Incident] | None = None) -> dict[str, Any]:
+    """The period's figures (GET /api/analytics/summary)."""
+    pages = pages_of(facts)
+    found = incidents(facts) if found is None else found
+    types = Counter(p.type for p in pages)
+    flags = [hours_flags(p, facts, settings) for p in pages]
+    return {
+        "since": facts.since, "until": facts.until,
+        "pages": {"total": len(pages), "by_medium": dict(sorted(Counter(p.medium for p in pages).items()))},
+        "problems": types["problem"], "recoveries": types["recovery"], "acknowledgements": types["acknowledgement"],
+        "incidents": len(found),
+        "mtta_seconds": spread([m for i in found if (m := i.mtta) is not None]),
+        "mttr_seconds": spread([m for i in found if (m := i.mttr) is not None]),
+        "never_acknowledged": sum(1 for i in found if i.ack is None),
+        "self_resolved": sum(1 for i in found if i.self_resolved(settings.self_resolved_within)),
+        "off_hours_pages": sum(1 for off, _ in flags if off),
+        "sleep_hours_pages": sum(1 for _, asleep in flags if asleep),
+    }
+
+
+def checks(facts: Facts, settings: Settings, found: Sequence[Incident] | None = None) -> list[dict[str, Any]]:
+    """Per check, sorted by pages, most first (GET /api/analytics/checks); `not_acted_share` is the share of its
+    problem pages whose incident nobody acknowledged."""
+    found = incidents(facts) if found is None else found
+    pages, problems = Counter[str](), Counter[str]()
+    for page in pages_of(facts):
+        if page.check:
+            pages[page.check] += 1
+            problems[page.check] += page.type == "problem"
+    by_check: dict[str, list[Incident]] = {}
+    for incident in found:
+        by_check.setdefault(incident.check, []).append(incident)
+    rows = [_check_row(check, n, problems[check], by_check.get(check, []), settings) for check, n in pages.items()]
+    return sorted(rows, key=lambda r: (-r["pages"], r["check"]))
+
+
+def _check_row(check: str, pages: int, problems: int, found: list[Incident], settings: Settings) -> dict[str, Any]:
+    unacted = sum(i.pages for i in found if i.ack is None)
+    return {"check": check, "pages": pages, "problems": problems, "incidents": len(found),
+            "self_resolved": sum(1 for i in found if i.self_resolved(settings.self_resolved_within)),
+            "acted_on": sum(1 for i in found if i.ack is not None),
+            "not_acted_share": round(unacted / problems, 3) if problems else 0.0,
+            "mtta_seconds": spread([m for i in found if (m := i.mtta) is not None]),
+            "mttr_seconds": spread([m for i in found if (m := i.mttr) is not None])}
+
+
+def people(facts: Facts, settings: Settings) -> list[dict[str, Any]]:
+    """Per contact paged, sorted by pages, most first (GET /api/analytics/people)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for page in pages_of(facts):
+        row = rows.setdefault(page.contact, {"contact": page.contact, "pages": 0, "off_hours_pages": 0,
+                                             "sleep_hours_pages": 0})
+        off, asleep = hours_flags(page, facts, settings)
+        row["pages"] += 1
+        row["off_hours_pages"] += off
+        row["sleep_hours_pages"] += asleep
+    return sorted(rows.values(), key=lambda r: (-r["pages"], r["contact"]))
+
+
+def timeline(facts: Facts, settings: Settings, found: Sequence[Incident] | None = None) -> dict[str, Any]:
+    """The analytics page's plots: pages per UTC day by medium, MTTA/MTTR medians per day (by first page), and
+    pages by hour of the week (Monday 00:00 first) in the default time zone."""
+    pages = pages_of(facts)
+    found = incidents(facts) if found is None else found
+    first_day = facts.since // 86400
+    days = list(range(first_day, facts.until // 86400 + 1))
+    media = sorted({p.medium for p in pages})
+    per_day = {m: [0] * len(days) for m in media}
+    heat = [0] * 168
+    for page in pages:
+        per_day[page.medium][page.ts // 86400 - first_day] += 1
+        weekday, minute = local_minute(page.ts, settings.default_zone)
+        heat[weekday * 24 + minute // 60] += 1
+    return {"days": [d * 86400 for d in days], "pages_by_medium": per_day,
+            "mtta_median": _daily(found, days, lambda i: i.mtta), "mttr_median": _daily(found, days, lambda i: i.mttr),
+            "hour_of_week": heat, "zone": settings.default_zone}
+
+
+def _daily(found: Iterable[Incident], days: list[int], value: Any) -> list[float | None]:
+    values: dict[int, list[int]] = {}
+    for incident in found:
+        if (v := value(incident)) is not None:
+            values.setdefault(incident.first_page // 86400, []).append(v)
+    return [statistics.median(values[d]) if d in values else None for d in days]
+
+
+def day_label(ts: int) -> str:
+    """YYYY-MM-DD of a unix time in UTC."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")

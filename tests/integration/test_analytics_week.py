@@ -1,0 +1,98 @@
+"""On-call analytics over a scripted week (issue 32): events at their own times through the real executive and
+notifier (time moved by the clock), acknowledgements at known times, then the figures read back from Redis.
+
+Ada (email) lives in New York, which leaves summer time on Sunday 2024-11-03 (UTC-4 -> UTC-5): 13:30 UTC is
+09:30 (working) on Friday and 08:30 (off hours) on Monday. Bob (sms) has no time zone: UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from notifier_world import World
+
+from flapjack_py.analysis import analytics
+from flapjack_py.store.analytics import read_facts
+
+pytestmark = pytest.mark.real
+
+SINCE = int(datetime(2024, 10, 31, tzinfo=UTC).timestamp())  # Thursday
+UNTIL = SINCE + 7 * 86400 - 1
+
+
+def utc(*parts: int) -> int:
+    return int(datetime(*parts, tzinfo=UTC).timestamp())
+
+
+def incident(world: World, entity: str, check: str, start: int, recover_after: int,
+             ack_after_page: int | None = None) -> None:
+    """`entity:check` fails at `start` (paged 30 s later), is acknowledged `ack_after_page` s after the page by
+    ada, and recovers `recover_after` s after `start`."""
+    world.advance_to(start)
+    world.fail("critical", check=check, entity=entity)
+    if ack_after_page is not None:
+        world.advance_to(start + 30 + ack_after_page)
+        world.ack(check=check, entity=entity, actor="ada", channel="api", duration=7200)
+    world.advance_to(start + recover_after)
+    world.event("ok", check=check, entity=entity)
+
+
+@pytest.fixture
+def week(world: World) -> World:
+    world.contact("ada", {"email": "ada@example.org"}, timezone="America/New_York", entities=("web", "db"))
+    world.contact("bob", {"sms": "+15550100"}, entities=("web", "db"))
+    incident(world, "web", "HTTP", utc(2024, 10, 31, 14, 0), 600, ack_after_page=120)  # A: Thu, working hours
+    incident(world, "db", "PG", utc(2024, 11, 1, 3, 0), 3600, ack_after_page=600)  # B: 23:00 in New York
+    incident(world, "web", "HTTP", utc(2024, 11, 1, 13, 29, 30), 200)  # E: Fri 09:30 EDT, gone by itself
+    incident(world, "web", "HTTP", utc(2024, 11, 2, 12, 0), 120)  # C: Saturday, gone by itself
+    incident(world, "db", "PG", utc(2024, 11, 4, 13, 29, 30), 1800, ack_after_page=300)  # D: Mon 08:30 EST
+    incident(world, "web", "HTTP", utc(2024, 11, 5, 20, 0), 1230)  # G: Tue, nobody acts
+    world.advance_to(UNTIL + 3600)
+    return world
+
+
+def figures(world: World, kind: str) -> Any:
+    facts = read_facts(world.s, SINCE, UNTIL)
+    settings = analytics.Settings.of()
+    return getattr(analytics, kind)(facts, settings)
+
+
+def test_the_summary_of_a_scripted_week(week: World) -> None:
+    summary = figures(week, "summary")
+
+    # 6 incidents x (problem + recovery) + 3 acknowledgements, each to ada by email and bob by sms
+    assert summary["pages"] == {"total": 30, "by_medium": {"email": 15, "sms": 15}}
+    assert (summary["problems"], summary["recoveries"], summary["acknowledgements"]) == (12, 12, 6)
+    assert summary["mtta_seconds"] == {"median": 300, "p90": 600, "count": 3}
+    assert summary["mttr_seconds"] == {"median": 915, "p90": 3600, "count": 6}  # 120 200 600 1230 1800 3600
+    assert summary["never_acknowledged"] == 3
+    assert summary["self_resolved"] == 2
+    assert (summary["off_hours_pages"], summary["sleep_hours_pages"]) == (15, 6)
+
+
+def test_people_off_hours_follow_the_contacts_zone_across_the_dst_change(week: World) -> None:
+    assert figures(week, "people") == [
+        {"contact": "ada", "pages": 15, "off_hours_pages": 8, "sleep_hours_pages": 3},
+        {"contact": "bob", "pages": 15, "off_hours_pages": 7, "sleep_hours_pages": 3},
+    ]
+
+
+def test_checks_sorted_by_pages_with_noise_and_response_times(week: World) -> None:
+    rows = figures(week, "checks")
+    assert [r["check"] for r in rows] == ["web:HTTP", "db:PG"]
+    web, db = rows
+    assert (web["pages"], web["problems"], web["self_resolved"], web["acted_on"]) == (18, 8, 2, 1)
+    assert web["mtta_seconds"] == {"median": 120, "p90": 120, "count": 1}
+    assert web["mttr_seconds"] == {"median": 400, "p90": 1230, "count": 4}  # 120 200 600 1230
+    assert web["not_acted_share"] == 0.75
+    assert (db["pages"], db["problems"], db["self_resolved"], db["acted_on"]) == (12, 4, 0, 2)
+    assert db["mttr_seconds"] == {"median": 2700, "p90": 3600, "count": 2}
+
+
+def test_a_period_that_excludes_the_week_is_empty(week: World) -> None:
+    facts = read_facts(week.s, UNTIL + 1, UNTIL + 3600)
+    summary = analytics.summary(facts, analytics.Settings.of())
+    assert summary["pages"] == {"total": 0, "by_medium": {}}
+    assert summary["mtta_seconds"] == {"median": None, "p90": None, "count": 0}
