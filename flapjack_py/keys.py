@@ -423,6 +423,12 @@ def stale_sweep_lock() -> str:
     return "stale_sweep_lock"
 
 
+def paged_for(entity: str, check: str) -> str:
+    """hash: who was paged for the current problem episode of `E:C`: JSON [contact, medium] -> unix time last
+    paged; the recovery goes to each of them and deletes it (flapjack-py addition, store/paged.py)."""
+    return f"{entity}:{check}:paged"
+
+
 def check_decisions(entity: str, check: str) -> str:
     """list: JSON decision traces of the check's latest notified or filtered events, newest first (bounded by
     executive.decision_trace_length; flapjack-py addition, flapjack_py/notify/decisions.py)."""

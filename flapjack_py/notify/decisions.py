@@ -43,6 +43,7 @@ CONTACT_OUTCOMES = {
     "no_media": "the contact has no media",
     "blackhole": "a matching rule blackholes this severity",
     "no_rule": "no rule of the contact matched",
+    "paged": "paged for this problem: told of its end whatever its rules say now",
 }
 
 MEDIUM_OUTCOMES = {
@@ -56,7 +57,7 @@ MEDIUM_OUTCOMES = {
     "unknown_medium": "unknown medium",
 }
 
-OWED_TEXT = "owed by the escalation that paged this contact (its rules no longer select it)"
+OWED_TEXT = "owed: paged for this problem, by an escalation or its rules (they no longer select it)"
 """How a trace words a medium an ended escalation goes to whatever the contact's rules say now."""
 
 _DROP_LEVELS = ("dropped", "dropped", "dropped", "interval")

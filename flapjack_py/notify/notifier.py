@@ -24,11 +24,12 @@ from flapjack_py.model.alert import Alert, AlertShared, RollupEntry
 from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.model.contacts import Contact, ContactDetails, Medium
 from flapjack_py.model.escalation import Paged
-from flapjack_py.model.notification import Notification
+from flapjack_py.model.notification import Notification, NotificationType
 from flapjack_py.model.rules import MediaChoice, NotificationRule, RuleInputs, inputs_read, select_media
 from flapjack_py.model.time_restrictions import load_zone
 from flapjack_py.notify import enqueue as delivery
 from flapjack_py.notify.decisions import Trace, drop_outcome, rule_entries
+from flapjack_py.notify.episodes import BatchEpisodes
 from flapjack_py.notify.escalator import BatchEscalations
 from flapjack_py.notify.render import SharedTexts
 from flapjack_py.notify.request import NotifyRequest
@@ -88,7 +89,8 @@ class Notifier:
         notifier's and done before anything is decided.
         """
         checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state,
-                                None if r.escalation is None else tuple(r.escalation)) for r in requests]
+                                None if r.escalation is None else tuple(r.escalation),
+                                r.notification.type is NotificationType.RECOVERY) for r in requests]
         data = load_notify_data(self.client, checks, watch, max((r.now for r in requests), default=0), reads)
         view = _BatchView(self.client, data, changes or {})
         for request in requests:
@@ -111,12 +113,15 @@ class Notifier:
         notification, now, writes = request.notification, request.now, request.writes
         paged = view.escalations.paged(request)
         contacts = view.contacts_of(notification.event_id, paged)
-        if not contacts:
+        episode = view.episodes.of(request)
+        if not contacts and not episode:
             writes.notify_log.append((notification.event_id, notification.type.value, "NO CONTACTS"))
             trace.no_contacts()
+            view.episodes.after(request, [])
             return []
         targets = [t for d in contacts for t in self._contact_targets(view, d, writes, notification, now, trace)]
         owed = view.escalations.owed(request, contacts, targets)
+        owed += view.episodes.owed(episode, view.data.contacts, contacts, [*targets, *owed], trace)
         trace.escalation(paged, [(d.contact.id, m.type) for d, m in owed])
         targets += owed
         alerts = []
@@ -143,6 +148,7 @@ class Notifier:
             if self._emit(view, writes, notification, medium, alert, trace, texts, drops, members):
                 alerts.append(alert)
         view.escalations.alerted(request, alerts)
+        view.episodes.after(request, alerts)
         return alerts
 
     def _contact_targets(self, view: _BatchView, details: ContactDetails, writes: WriteBuffer,
@@ -204,6 +210,7 @@ class _BatchView:
         self.alerting = dict(data.alerting)
         self.drops = set(data.drops)
         self.escalations = BatchEscalations(data.escalation)
+        self.episodes = BatchEpisodes(data.paged)
         self._rules: dict[str, tuple[list[NotificationRule], RuleInputs]] = {}
         self._choices: dict[tuple[Any, ...], tuple[MediaChoice, list[dict[str, Any]]]] = {}
         self._current: dict[int, CheckFacts] = {}  # request index -> its notified check's facts

@@ -16,6 +16,7 @@ from flapjack_py import keys
 from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.model.contacts import ContactDetails
 from flapjack_py.model.rules import NotificationRule, rule_from_hash
+from flapjack_py.store import paged as paged_store
 from flapjack_py.store.contacts import contact_details_reads
 from flapjack_py.store.escalation import EscalationData, batch_reads
 from flapjack_py.store.plumbing import staged
@@ -40,6 +41,7 @@ class NotifiedCheck:
     check: str
     state: str  # the notification's state (names the per-state drop key)
     paged: tuple[str, ...] | None = None  # an escalation step's contacts: only they are alerted
+    recovery: bool = False  # a recovery: who was paged for the episode is read (store/paged.py)
 
     @functools.cached_property
     def id(self) -> str:  # made once: a batch's reads ask it ~20 times per check
@@ -59,6 +61,7 @@ class NotifyData:
     facts: dict[str, CheckFacts] = field(default_factory=dict)
     escalation: EscalationData = field(default_factory=EscalationData)
     drop_keys: dict[tuple[str, str, str, str], DropKeys] = field(default_factory=dict)  # drop_keys() by arguments
+    paged: dict[str, list[paged_store.Pair]] = field(default_factory=dict)  # recovering check -> who was paged
 
 
 def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> DropKeys:
@@ -108,10 +111,12 @@ def _nothing() -> staged.Reads[None]:
 def _people(client: StrRedis, checks: Sequence[NotifiedCheck], watch: Callable[[list[str]], None] | None,
             now: int) -> staged.Reads[NotifyData]:
     """Contact ids and escalations, then contact details, then rules, drop keys and alerting sets."""
-    contact_ids, escalation = yield from staged.together(_contact_ids(checks),
-                                                         batch_reads(client, checks, now, watch))
-    data = NotifyData(contact_ids=contact_ids, escalation=escalation)
-    wanted = dict.fromkeys([*(cid for ids in data.contact_ids.values() for cid in ids), *data.escalation.contacts])
+    contact_ids, escalation, paged = yield from staged.together(
+        _contact_ids(checks), batch_reads(client, checks, now, watch),
+        paged_store.batch_reads([n.id for n in checks if n.recovery]))
+    data = NotifyData(contact_ids=contact_ids, escalation=escalation, paged=paged)
+    wanted = dict.fromkeys([*(cid for ids in data.contact_ids.values() for cid in ids), *data.escalation.contacts,
+                            *(cid for pairs in paged.values() for cid, _ in pairs)])
     data.contacts = {d.contact.id: d for d in (yield from contact_details_reads(list(wanted)))}
     for check_id, ids in data.contact_ids.items():
         data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]
@@ -188,7 +193,8 @@ def _drop_candidates(checks: Sequence[NotifiedCheck], data: NotifyData) -> list[
     found: dict[str, None] = {}
     contact_keys: dict[tuple[str, str], tuple[str, str]] = {}
     for n in checks:
-        for cid in dict.fromkeys([*data.contact_ids[n.id], *data.escalation.contacts_for(n.id)]):
+        for cid in dict.fromkeys([*data.contact_ids[n.id], *data.escalation.contacts_for(n.id),
+                                  *(c for c, _ in data.paged.get(n.id, ()))]):
             details = data.contacts.get(cid)
             for medium in details.media if details is not None else ():
                 shared = contact_keys.get((cid, medium))

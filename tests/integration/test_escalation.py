@@ -191,3 +191,27 @@ def test_the_decision_trace_says_which_level_paged_whom_and_what_an_ended_escala
         "blackhole", [{"medium": "email", "outcome": "gateway_disabled", "alert": by_id["bob"]["media"][0]["alert"],
                       "owed": True}])
     assert any(OWED_TEXT in line for line in describe(recovery))
+
+
+def test_an_api_acknowledgement_then_a_recovery_reaches_both_levels_and_nobody_else(oncall: World):
+    """Issue 33 item 3: the acknowledgement ends the escalation; its recovery still reaches everyone paged."""
+    from web import create_app
+
+    oncall.contact("dan", {"email": "dan@example.com"}, entities=())  # never paged: must not hear of it
+    assert oncall.fail() == [problem("ann")]
+    oncall.advance(900)
+    assert housekeeping(oncall) == [problem("bob")]
+    http = create_app(redis=oncall.r, config=oncall.config).test_client()
+    answer = http.post(f"/api/unscheduled_maintenances/checks/{ENTITY}:PING",
+                       json={"unscheduled_maintenances": [{"duration": 3600, "summary": "on it"}]})
+    assert answer.status_code == 204, answer.get_data(as_text=True)
+    oncall.executive.drain()
+    assert {(a[0], a[2]) for a in oncall.new_alerts()} == {("ann", "acknowledgement"), ("bob", "acknowledgement")}
+    assert escalation_store.load_state(oncall.s, ENTITY, "PING").ended_by == "acknowledgement"
+    oncall.advance(60)
+    recovered = oncall.event("ok")
+    assert [(a[0], a[1], a[2]) for a in recovered] == [("ann", "email", "recovery"), ("bob", "email", "recovery")]
+    assert not oncall.r.exists(keys.paged_for(ENTITY, "PING"))  # cleared once the recovery was decided
+    oncall.fail()
+    oncall.advance(60)
+    assert [a[0] for a in oncall.event("ok")] == ["ann"]  # a new episode: only who it paged
