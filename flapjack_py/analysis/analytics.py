@@ -14,7 +14,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -47,6 +47,22 @@ def spread(values: Sequence[int]) -> dict[str, Any]:
     median = statistics.median(ordered)
     return {"median": int(median) if float(median).is_integer() else median,
             "p90": ordered[max(math.ceil(0.9 * len(ordered)) - 1, 0)], "count": len(ordered)}
+
+
+def narrowed(facts: Facts, *, check: str | None = None, entity: str | None = None,
+             contact: str | None = None) -> Facts:
+    """The facts of the pages about one check, one entity's checks and/or to one contact."""
+    if check is None and entity is None and contact is None:
+        return facts
+    pages = [p for p in facts.pages if (check is None or p.check == check) and (contact is None or p.contact == contact)
+             and (entity is None or p.check.partition(":")[0] == entity)]
+    return replace(facts, pages=pages)
+
+
+def settings_of(analytics: Any, default_zone: str) -> Settings:
+    """Settings from the `analytics` config section (config/analytics.py AnalyticsConfig)."""
+    return Settings(parse_hours(analytics.working_hours), parse_hours(analytics.sleep_hours),
+                    analytics.self_resolved_within, default_zone)
 
 
 def pages_of(facts: Facts) -> list[Page]:

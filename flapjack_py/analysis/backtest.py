@@ -58,10 +58,11 @@ def read_proposal(text: str | bytes) -> list[ProposedContact]:
     "dependencies": read_dependencies)."""
     data = _loaded(text)
     items = data.get("contacts")
-    if items is None and "dependencies" in data:
+    if items is None and ("dependencies" in data or "checks" in data):
         return []
     if not isinstance(items, list) or not items or len(items) > MAX_CONTACTS:
-        raise BadProposal('the rules file needs "contacts": a list of 1 to 10000 contacts (or "dependencies")')
+        raise BadProposal('the rules file needs "contacts": a list of 1 to 10000 contacts (or "dependencies" or '
+                          '"checks")')
     return [_contact(i, item) for i, item in enumerate(items)]
 
 

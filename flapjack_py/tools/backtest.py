@@ -27,6 +27,7 @@ import click
 from flapjack_py import keys
 from flapjack_py.analysis import backtest
 from flapjack_py.analysis.backtest import Alert, ProposedContact
+from flapjack_py.analysis.suggestions import read_check_changes, with_check_changes
 from flapjack_py.config.settings import Config
 from flapjack_py.executive import Executive
 from flapjack_py.executive.steps import new_entity_id
@@ -48,8 +49,9 @@ log = logging.getLogger(__name__)
 
 @click.command("backtest")
 @click.option("--rules", "rules_file", required=True, type=click.Path(exists=True, dir_okay=False),
-              help='JSON file of proposed contacts and dependencies: {"contacts": [{"id", "media", "rules": [...], '
-                   '"entities": [...]}], "dependencies": [{"parent": "E:C", "child": {...}}]}.')
+              help='JSON file of proposed contacts, dependencies and check fields: {"contacts": [{"id", "media", '
+                   '"rules": [...], "entities": [...]}], "dependencies": [{"parent": "E:C", "child": {...}}], '
+                   '"checks": [{"check": "E:C", "initial_failure_delay": 120}]}.')
 @click.option("--since", default="24h", show_default=True, help="Replay the archived events of this long ago on.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.pass_obj
@@ -65,12 +67,13 @@ def backtest_command(config: Config, rules_file: str, since: str, as_json: bool)
     proposal, dependencies = backtest.read_proposal(text), backtest.read_dependencies(text)
     with redis_clients(config) as live:
         stored = _check_dependencies(live.text, dependencies)
-        events = _events(live, start)
+        events = archived(live, start)
         if not events:
             raise click.ClickException(f"no archived events since {since} ago (is executive.archive_events on, "
                                        f"and executive.events_archive_maxage long enough?)")
         current = replay(live, events, config, lambda scratch: None)
-        proposed = replay(live, events, config, lambda scratch: apply_proposal(scratch, proposal, dependencies))
+        changed = with_check_changes(events, read_check_changes(json.loads(text)))  # issue 32: per-check fields
+        proposed = replay(live, changed, config, lambda scratch: apply_proposal(scratch, proposal, dependencies))
     comparison = backtest.compare(current, proposed)
     counts = None if dependencies is None else {"current": stored, "proposed": len(dependencies)}
     if as_json:
@@ -93,7 +96,8 @@ def _check_dependencies(live: StrRedis, dependencies: Sequence[Dependency] | Non
     return len(dependency_store.load_all(live))
 
 
-def _events(live: Clients, start: int) -> list[tuple[int, bytes]]:
+def archived(live: Clients, start: int) -> list[tuple[int, bytes]]:
+    """The archived events from `start` on with their times, oldest first."""
     found = []
     for hour, key in store.archived_hours(live.text, start):
         found += [e for e in backtest.event_times(hour, store.archived_events(live.raw, key)) if e[0] >= start]

@@ -1,0 +1,107 @@
+"""`flapjack report [--since 7d] [--until TIME] [--json]`: the on-call analytics of a period (issue 32).
+
+The same figures as GET /api/analytics/summary, /checks and /people (`--json` prints them as
+{"summary", "checks", "people"}); `--suggest` adds the suggestions, each proved by a backtest replay
+(flapjack_py/tools/suggestions.py); `--email` sends the digest to analytics.digest_contacts instead
+(flapjack_py/tools/digest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from flapjack_py.analysis import analytics
+from flapjack_py.analysis.incidents import Facts, Incident, incidents
+from flapjack_py.analysis.period import BadPeriod, period
+from flapjack_py.config.settings import Config
+from flapjack_py.runtime.session import redis_clients
+from flapjack_py.store.analytics import read_facts
+from flapjack_py.store.plumbing.client import StrRedis
+
+
+@dataclass(frozen=True)
+class Period:
+    """A period's facts, the settings they are read with, and their incidents."""
+
+    facts: Facts
+    settings: analytics.Settings
+    incidents: list[Incident]
+
+    def figures(self) -> dict[str, Any]:
+        """{"summary", "checks", "people"} as the API gives them."""
+        return {"summary": analytics.summary(self.facts, self.settings, self.incidents),
+                "checks": analytics.checks(self.facts, self.settings, self.incidents),
+                "people": analytics.people(self.facts, self.settings)}
+
+
+def read_period(client: StrRedis, config: Config, since: int, until: int, **filters: str | None) -> Period:
+    """The facts of [since, until] (narrowed by check, entity, contact when given) and their incidents."""
+    facts = analytics.narrowed(read_facts(client, since, until), **filters)
+    settings = analytics.settings_of(config.analytics, config.executive.default_contact_timezone)
+    return Period(facts, settings, incidents(facts))
+
+
+def describe(figures: dict[str, Any], top: int = 10) -> list[str]:
+    """Lines for the terminal (and the digest's text part)."""
+    s = figures["summary"]
+    media = ", ".join(f"{m} {n}" for m, n in s["pages"]["by_medium"].items()) or "none"
+    lines = [f"{analytics.day_label(s['since'])} .. {analytics.day_label(s['until'])}",
+             f"pages: {s['pages']['total']} ({media}); problems {s['problems']}, recoveries {s['recoveries']}",
+             f"MTTA: {_spread(s['mtta_seconds'])}", f"MTTR: {_spread(s['mttr_seconds'])}",
+             f"never acknowledged: {s['never_acknowledged']}; self-resolved: {s['self_resolved']}",
+             f"off-hours pages: {s['off_hours_pages']}; sleep-hours pages: {s['sleep_hours_pages']}"]
+    if figures["checks"]:
+        lines += ["", "noisiest checks (pages, problems, self-resolved, acted on):"]
+        lines += [f"  {r['check']}: {r['pages']}, {r['problems']}, {r['self_resolved']}, {r['acted_on']}"
+                  for r in figures["checks"][:top]]
+    if figures["people"]:
+        lines += ["", "people (pages, off hours, sleep hours):"]
+        lines += [f"  {r['contact']}: {r['pages']}, {r['off_hours_pages']}, {r['sleep_hours_pages']}"
+                  for r in figures["people"][:top]]
+    for suggestion in figures.get("suggestions", []):
+        lines += ["", f"suggestion: {suggestion['reason']}"]
+    return lines
+
+
+def _spread(spread: dict[str, Any]) -> str:
+    if not spread["count"]:
+        return "no incidents"
+    return f"median {spread['median']} s, p90 {spread['p90']} s over {spread['count']}"
+
+
+@click.command("report")
+@click.option("--since", default="7d", show_default=True,
+              help="Start of the period: a duration back from --until (7d, 36 hours) or a time (ISO 8601, 'monday').")
+@click.option("--until", default=None, help="End of the period (a time) [default: now].")
+@click.option("--json", "as_json", is_flag=True, help='Print {"summary", "checks", "people"} as the API gives them.')
+@click.option("--suggest", is_flag=True,
+              help="Add suggestions for the noisiest checks, each replayed by the backtest engine (archived events).")
+@click.option("--email", "send_email", is_flag=True,
+              help="Send the digest (HTML + text) to analytics.digest_contacts through the email gateway.")
+@click.pass_obj
+def report(config: Config, since: str, until: str | None, as_json: bool, suggest: bool, send_email: bool) -> None:
+    """On-call analytics of a period: pages by medium, MTTA/MTTR, never acknowledged, self-resolved, off-hours
+    and sleep-hours pages, the noisiest checks and the people paged most."""
+    try:
+        start, end = period(since, until, int(time.time()))
+    except BadPeriod as exc:
+        raise click.BadParameter(str(exc), param_hint="'--since'/'--until'") from None
+    with redis_clients(config) as clients:
+        found = read_period(clients.text, config, start, end)
+        figures = found.figures()
+        if suggest or send_email:
+            from flapjack_py.tools.suggestions import suggestions
+
+            figures["suggestions"] = suggestions(clients, config, found)
+        if send_email:
+            from flapjack_py.tools.digest import send_digest
+
+            sent = send_digest(clients, config, figures)
+            click.echo(f"digest sent to {sent} address(es)")
+            return
+    click.echo(json.dumps(figures, indent=2) if as_json else "\n".join(describe(figures)))
