@@ -554,6 +554,25 @@ def alerts_by_time_pattern() -> str:
     return "alerts_by_time:*"
 
 
+# --- ack codes (flapjack-py addition: acknowledging by SMS, email reply or call) --------
+
+
+def ack_code(code: str) -> str:
+    """string + TTL: an ack code (upper case) -> the E:C it acknowledges; open while `check:E:C`'s field
+    `ack_code` holds it (a recovery or a newer code closes it)."""
+    return f"ack_code:{code}"
+
+
+def ack_code_counter() -> str:
+    """string: codes handed out so far (INCRBY reserves a block of them for a notifier)."""
+    return "ack_codes:issued"
+
+
+def email_reply_uids(mailbox: str) -> str:
+    """set: UIDVALIDITY:UID of the messages of an IMAP mailbox the email-reply poller has handled."""
+    return f"email_replies:seen:{mailbox}"
+
+
 # --- gateways --------------------------------------------------------------
 
 

@@ -41,6 +41,7 @@ from flapjack_py.notify.rollup import (
     decide_rollup,
     facts_before,
 )
+from flapjack_py.store import ack_codes as ack_code_store
 from flapjack_py.store import decisions as decision_store
 from flapjack_py.store import rollup as rollup_store
 from flapjack_py.store import rules as rule_store
@@ -76,6 +77,7 @@ class Notifier:
     def __init__(self, client: StrRedis, config: Config) -> None:
         self.client = client
         self.config = config
+        self.codes = ack_code_store.CodeBlock(client)
 
     def notify(self, requests: Sequence[NotifyRequest], changes: Mapping[str, Sequence[FactsChange]] | None = None,
                watch: Callable[[list[str]], None] | None = None, reads: Reads[Any] | None = None) -> None:
@@ -93,6 +95,7 @@ class Notifier:
                                 r.notification.type is NotificationType.RECOVERY) for r in requests]
         data = load_notify_data(self.client, checks, watch, max((r.now for r in requests), default=0), reads)
         view = _BatchView(self.client, data, changes or {})
+        self.codes.reserve(sum(r.notification.is_problem for r in requests))  # a round trip per block of codes
         for request in requests:
             try:
                 request.alerts = self._notify_one(view, request)
@@ -128,6 +131,7 @@ class Notifier:
         texts: SharedTexts = {}  # rendered once for the alerts they are the same for
         shared = shared_fields(notification)  # the alert fields that do not depend on the contact
         members: SharedMembers | None = None  # their JSON, for the alerts' rq jobs
+        code = ""  # the notification's ack code, once an alert carries it
         for details, medium in targets:
             cid = details.contact.id
             drops = view.drop_keys(cid, medium.type, notification)
@@ -144,9 +148,13 @@ class Notifier:
             alert = build_alert(notification, details.contact, medium, decision, facts, now, shared)
             if cid in paged:
                 alert["escalation_policy"], alert["escalation_level"] = paged[cid].policy, paged[cid].level
+            if notification.is_problem and not decision.rollup:
+                code = alert["ack_code"] = code or self.codes.take()
             members = members or shared_members(shared)
             if self._emit(view, writes, notification, medium, alert, trace, texts, drops, members):
                 alerts.append(alert)
+        if code:
+            ack_code_store.record(writes, code, notification.event_id, self.config.executive.ack_code_ttl)
         view.escalations.alerted(request, alerts)
         view.episodes.after(request, alerts)
         return alerts

@@ -24,9 +24,9 @@ DROP_CHUNK = 1000
 RECORD_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup",
                  "state", "subject", "body", "status")
 """Fields of alert:ID written when the alert is recorded."""
-OPTIONAL_FIELDS = ("escalation_policy", "escalation_level", "actor", "channel")
+OPTIONAL_FIELDS = ("escalation_policy", "escalation_level", "actor", "channel", "ack_code")
 """Fields of alert:ID written only when the alert has them (an escalation policy paged the contact; who
-acknowledged, on an acknowledgement's alerts)."""
+acknowledged, on an acknowledgement's alerts; a problem alert's ack code)."""
 
 
 class StatusFields(NamedTuple):
@@ -178,6 +178,11 @@ def save_status(pipe: Writes, alert_id: str, previous: StatusFields, status: str
         metrics.count_alert(pipe, previous.medium, previous.type, status)
     if status == AlertStatus.DELIVERED and previous.queued_at is not None:
         metrics.observe_delivery(pipe, previous.medium, now - previous.queued_at)
+
+
+def set_call_status(client: StrRedis, alert_id: str, status: str) -> None:
+    """Record a paging call's status (Twilio's CallStatus) on its alert (`call_status`, `call_status_at`)."""
+    client.hset(keys.alert(alert_id), mapping={"call_status": status, "call_status_at": str(int(time.time()))})
 
 
 def alert_ids(client: StrRedis, index: str, start: float | str = "-inf", end: float | str = "+inf",

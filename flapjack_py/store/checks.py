@@ -107,10 +107,11 @@ def add_ack_hash(pipe: Writes, event_id: str, hash_: str) -> None:
 def write_state_change(pipe: Writes, event: Event, now: int, counter: int) -> None:
     """Record a new state: check hash, failed_checks, history list, per-timestamp keys, sorted mirror."""
     e, c = event.entity, event.check
-    pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now})
     if event.is_failure:
+        pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now})
         pipe.zadd(keys.failed_checks(), {event.id: now})
-    else:
+    else:  # its ack code closes (store/ack_codes.py)
+        pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now, "ack_code": ""})
         pipe.zrem(keys.failed_checks(), event.id)
     pipe.rpush(keys.check_states(e, c), now)
     pipe.set(keys.check_state_at(e, c, now), event.state)

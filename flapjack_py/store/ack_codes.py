@@ -1,0 +1,111 @@
+"""Ack codes in Redis (issue 30): `ack_code:CODE` -> E:C with the `executive.ack_code_ttl`, and the check's
+open code in the field `ack_code` of its `check:E:C` hash; the counter codes are made from
+(flapjack_py.model.ack_codes).
+
+A code is open while its key lives, its check's field holds it and the check is failing: a newer problem
+notification gives the check a new code (the old one closes), a recovery blanks the field (store/checks.py
+write_state_change), the TTL ends the key. The writes go on the notifying event's WriteBuffer, into the
+batch's one MULTI: one SET per problem notification (the field joins the check hash's HSET the batch sends
+anyway); handing out codes costs one INCRBY per block of codes, not one per alert.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from flapjack_py import keys
+from flapjack_py.model import ack_codes
+from flapjack_py.store.contacts import all_contact_ids
+from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.store.plumbing.writes import Writes
+
+CHECK_FIELD = "ack_code"
+"""The field of `check:E:C` holding the check's open code ('' or missing: none)."""
+MIN_BLOCK = 4096
+"""Codes reserved per INCRBY at least (a storm's batch reserves as many as it has problem notifications)."""
+
+
+class CodeBlock:
+    """The codes one notifier hands out: counter values reserved in blocks (unique across executives)."""
+
+    def __init__(self, client: StrRedis) -> None:
+        self.client = client
+        self._next = 0
+        self._end = 0
+
+    def reserve(self, wanted: int) -> None:
+        """Make sure `wanted` more codes can be handed out without a round trip (one INCRBY when not)."""
+        if self._end - self._next >= wanted:
+            return
+        size = max(wanted, MIN_BLOCK)
+        self._end = int(self.client.incrby(keys.ack_code_counter(), size))
+        self._next = self._end - size
+
+    def take(self) -> str:
+        """The next code (reserving a block when none is left)."""
+        self.reserve(1)
+        n = self._next
+        self._next += 1
+        return ack_codes.encode(n)
+
+
+def record(pipe: Writes, code: str, check_id: str, ttl: int) -> None:
+    """Open `code` for `check_id` (its previous code, if any, closes)."""
+    entity, check = keys.split_check_id(check_id)
+    pipe.set(keys.ack_code(code), check_id, ex=ttl)
+    pipe.hset(keys.check(entity, check), CHECK_FIELD, code)
+
+
+class OpenCode(NamedTuple):
+    """An open code and the check it acknowledges."""
+
+    code: str
+    check_id: str
+
+
+def resolve(client: StrRedis, typed: str) -> OpenCode | None:
+    """The open code `typed` names (any case) and its check, or None (no such code, closed, check not failing)."""
+    code = ack_codes.normalize(typed)
+    if code is None:
+        return None
+    check_id = client.get(keys.ack_code(code))
+    if not check_id:
+        return None
+    entity, check = keys.split_check_id(check_id)
+    current, state = client.hmget(keys.check(entity, check), [CHECK_FIELD, "state"])
+    if current != code or state in (None, "ok"):
+        return None
+    return OpenCode(code, check_id)
+
+
+def open_code_of(client: StrRedis, entity: str, check: str) -> str | None:
+    """The check's open code, or None."""
+    found = client.hget(keys.check(entity, check), CHECK_FIELD)
+    return found or None
+
+
+def contacts_with_address(client: StrRedis, media: tuple[str, ...], address: str) -> list[str]:
+    """Ids of the contacts one of whose `media` (names, or prefixes ending `*`) has `address` (compared as
+    same_address does). Reads every contact's media hash: for replies, which are rare, not for the executive."""
+    ids = all_contact_ids(client)
+    pipe = client.pipeline(transaction=False)
+    for cid in ids:
+        pipe.hgetall(keys.contact_media(cid))
+    found = []
+    for cid, stored in zip(ids, pipe.execute(), strict=True):
+        if any(_medium_matches(name, media) and same_address(value, address) for name, value in stored.items()):
+            found.append(cid)
+    return sorted(found)
+
+
+def _medium_matches(name: str, media: tuple[str, ...]) -> bool:
+    return any(name == m or (m.endswith("*") and name.startswith(m[:-1])) for m in media)
+
+
+def same_address(stored: str, given: str) -> bool:
+    """Whether two addresses are one: e-mail addresses case-insensitively, phone numbers by their digits."""
+    if "@" in stored or "@" in given:
+        return stored.strip().lower() == given.strip().lower()
+    digits = [re.sub(r"\D", "", a.replace("+", "")) for a in (stored, given)]
+    return bool(digits[0]) and digits[0] == digits[1]
