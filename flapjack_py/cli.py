@@ -14,6 +14,7 @@ from flapjack_py.config.redaction import config_secrets
 from flapjack_py.config.settings import Config, read_config_file
 from flapjack_py.errors import FlapjackError
 from flapjack_py.runtime.logs import setup_logging
+from flapjack_py.store import audit
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ def _use_config(ctx: click.Context, _param: click.Parameter, value: str | None) 
         return
     config = read_config_file(value)
     setup_logging(config.logging, ctx.meta.get(_VERBOSE, False), config_secrets(config))
+    audit.set_retention(config.web.audit_retention)
     root = ctx.find_root()
     root.params["config_path"] = value  # `flapjack server` hands it to its children
     ctx.obj = root.obj = config
@@ -79,6 +81,7 @@ def main(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     """
     config = read_config_file(config_path)
     setup_logging(config.logging, verbose, config_secrets(config))
+    audit.set_retention(config.web.audit_retention)
     ctx.meta[_VERBOSE] = verbose
     ctx.obj = config
 

@@ -738,3 +738,8 @@ def audit() -> str:
     """stream: one entry per write (time, actor, channel, address, action, target, outcome), append-only,
     trimmed by age (flapjack_py.store.audit)."""
     return "audit"
+
+
+def audit_token_seen(token_id: str) -> str:
+    """`audit:token_seen:ID`: set (for an hour) when token ID's use was last written to the audit trail."""
+    return f"audit:token_seen:{token_id}"

@@ -14,6 +14,7 @@ from flask import Flask
 
 from flapjack_py.config.settings import Config, load_config
 from flapjack_py.runtime.connection import clients_for, localhost_clients, make_clients
+from flapjack_py.store import audit as audit_store
 from flapjack_py.store.plumbing.client import BytesRedis, Clients, StrRedis
 
 log = logging.getLogger(__name__)
@@ -51,13 +52,15 @@ def create_app(redis: Clients | redis_lib.Redis | None = None, config: Config | 
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.compact = True  # type: ignore[attr-defined]
     app.extensions["flapjack"] = FlapjackContext(clients=clients, config=cfg)
-    from . import auth, headers
+    audit_store.set_retention(cfg.web.audit_retention)
+    from . import audit, auth, headers
     from .api import bp as api_bp
     from .errors import register_error_handlers
     from .metrics import bp as metrics_bp
     from .middleware import MethodOverride
 
     auth.init_app(app)  # first: the gate runs before every other before_request hook
+    audit.init_app(app)  # the gate's audit entry of every write the action path does not record
     headers.init_app(app)
     app.register_blueprint(api_bp)
     app.register_blueprint(metrics_bp)

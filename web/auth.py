@@ -25,6 +25,8 @@ from werkzeug.wrappers import Response
 
 from flapjack_py import credentials
 from flapjack_py.access import Principal, Role, allows
+from flapjack_py.model.actors import Actor
+from flapjack_py.store import audit
 from flapjack_py.store import users as user_store
 
 from . import policy
@@ -195,7 +197,11 @@ def _token_principal(header: str) -> Principal | None:
     client = current_app.extensions["flapjack"].client
     found = user_store.find_token(client, credentials.token_digest(given))
     user = user_store.load_user(client, found.user) if found else None
-    return Principal(user.name, user.role, "token") if user and found else None
+    if user is None or found is None:
+        return None
+    audit.token_used(client, found.id, audit.entry(Actor(user.name, "api", request.remote_addr), "token_use",
+                                                   "token", found.id, int(time.time())))
+    return Principal(user.name, user.role, "token")
 
 
 def _session_principal() -> Principal | None:

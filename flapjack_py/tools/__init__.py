@@ -6,6 +6,7 @@ import click
 
 from flapjack_py.intake.receiver import receiver as receiver_group
 from flapjack_py.intake.sensu import sensu_command
+from flapjack_py.tools.audit import audit as audit_command
 from flapjack_py.tools.backtest import backtest_command
 from flapjack_py.tools.explain import explain as explain_command
 from flapjack_py.tools.flapper import flapper as flapper_group
@@ -21,4 +22,4 @@ receiver_group.add_command(sensu_command)
 # Imported under other names so that `flapjack_py.tools.<module>` stays the module.
 COMMANDS: list[click.Command] = [simulate_group, maintenance_group, purge_group, receiver_group, import_group,
                                  flapper_group, user_group, token_group, explain_command,
-                                 backtest_command]
+                                 backtest_command, audit_command]

@@ -16,9 +16,12 @@ import click
 
 from flapjack_py import credentials
 from flapjack_py.access import Role, parse_role
+from flapjack_py.actions import cli_actor
 from flapjack_py.config.settings import Config
 from flapjack_py.runtime.session import redis_client
+from flapjack_py.store import audit
 from flapjack_py.store import users as store
+from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,7 @@ def add_user(config: Config, name: str, role: str, password_stdin: bool) -> None
     with redis_client(config) as client:
         store.save_user(client, store.User(name, parse_role(role), credentials.hash_password(password),
                                            int(time.time())))
+        _audit(client, "add_user", "user", name, role)
     log.info("web user %s saved with role %s", name, role)
     click.echo(f"user {name} ({role}) saved")
 
@@ -68,6 +72,7 @@ def passwd(config: Config, name: str, password_stdin: bool) -> None:
             raise click.ClickException(f"no user {name!r}")
         store.save_user(client, store.User(found.name, found.role, credentials.hash_password(password),
                                            found.created))
+        _audit(client, "change_password", "user", name)
     log.info("web user %s: password changed", name)
     click.echo(f"password of {name} changed")
 
@@ -80,6 +85,7 @@ def delete_user(config: Config, name: str) -> None:
     with redis_client(config) as client:
         if not store.remove_user(client, name):
             raise click.ClickException(f"no user {name!r}")
+        _audit(client, "delete_user", "user", name)
     log.info("web user %s deleted", name)
     click.echo(f"user {name} deleted")
 
@@ -101,6 +107,7 @@ def create_token(config: Config, name: str) -> None:
         digest = credentials.token_digest(secret)
         found = store.Token(credentials.token_id(digest), name, int(time.time()))
         store.add_token(client, digest, found)
+        _audit(client, "create_token", "token", found.id, f"for {name}")
     log.info("API token %s created for %s", found.id, name)
     click.echo(f"token {found.id} for {name} (send it as 'Authorization: Bearer TOKEN'; it is shown only now):")
     click.echo(secret)
@@ -124,6 +131,7 @@ def revoke_token(config: Config, token_id: str) -> None:
     with redis_client(config) as client:
         if not store.remove_token(client, token_id):
             raise click.ClickException(f"no token {token_id!r}")
+        _audit(client, "revoke_token", "token", token_id)
     log.info("API token %s revoked", token_id)
     click.echo(f"token {token_id} revoked")
 
@@ -133,6 +141,10 @@ def read_password(from_stdin: bool) -> str:
     if from_stdin or not sys.stdin.isatty():
         return sys.stdin.readline().rstrip("\r\n")
     return str(click.prompt("Password", hide_input=True, confirmation_prompt=True))
+
+
+def _audit(client: StrRedis, action: str, kind: str, name: str, detail: str = "") -> None:
+    audit.record_all(client, [audit.entry(cli_actor(), action, kind, name, int(time.time()), detail=detail)])
 
 
 def _valid(check: Callable[[str], str], value: str) -> str:

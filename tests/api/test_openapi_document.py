@@ -104,6 +104,7 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
     additions |= {("get", "/checks/{check_id}/decisions"), ("get", "/stale_checks"),
                   ("get", "/flapping_checks")}
     additions |= {(m, "/escalation_policies") for m in ("get", "post", "patch", "delete")}
+    additions |= {("get", "/audit")}
     additions |= {(m, "/dependencies") for m in ("get", "post", "delete")}
     assert documented == expected | additions
 

@@ -55,6 +55,7 @@ def options(anything: str) -> Response:
 
 from . import (  # noqa: E402  (resource modules register their routes on bp)
     alerts,
+    audit,
     checks,
     conditions,
     contacts,
@@ -76,7 +77,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
 )
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
-             reports, metrics, alerts, receivers, schedules, health, escalation_policies, dependencies)
+             reports, metrics, alerts, receivers, schedules, health, escalation_policies, dependencies, audit)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
 __all__ = ["bp", "RESOURCES", "openapi"]

@@ -12,12 +12,14 @@ from typing import Any
 from flask import Flask, redirect, render_template, request, url_for
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
+from flask_login import current_user
 from werkzeug.wrappers import Response
 
 from flapjack_py import credentials, keys
 from flapjack_py.store import users as user_store
 
 from .. import auth
+from ..audit import record_login
 from . import bp
 from .context import db
 
@@ -38,8 +40,10 @@ def login() -> Response | tuple[str, int] | str:
     user = user_store.load_user(db(), name)
     if not credentials.verify_password(user.password_hash if user else None, password) or user is None:
         log.warning("failed web login for %r from %s", name, request.remote_addr)
+        record_login(name, "password", "refused")
         return render_template("ui/login.html", next=target, error="Unknown user or wrong password."), FAILED
     auth.start_session(user)
+    record_login(user.name, "password", "ok")
     log.info("web login: %s (%s) from %s", user.name, user.role, request.remote_addr)
     return redirect(target, code=303)
 
@@ -47,6 +51,8 @@ def login() -> Response | tuple[str, int] | str:
 @bp.post("/logout")
 def logout() -> Response:
     """End the session; back to the login form."""
+    if current_user.is_authenticated:
+        record_login(current_user.user.name, "session", "ok", action="logout")
     auth.end_session()
     return redirect(url_for("ui.login"), code=303)
 
