@@ -576,6 +576,18 @@ def email_reply_uids(mailbox: str) -> str:
 # --- gateways --------------------------------------------------------------
 
 
+def chat_message(medium: str, room: str, message_id: str) -> str:
+    """string (JSON) + TTL: the alert a chat message posted by gateway MEDIUM (slack, mattermost, matrix) in ROOM
+    (channel or room id) carries, {check, alert_id}: buttons, replies and reactions on it act on that check."""
+    return f"chat_message:{medium}:{room}:{message_id}"
+
+
+def chat_thread(medium: str, check_id: str) -> str:
+    """hash + TTL: room -> JSON {message_id, alert_id} of the last problem alert about CHECK_ID posted there by
+    gateway MEDIUM: the message an acknowledgement or recovery updates or answers in its thread."""
+    return f"chat_thread:{medium}:{check_id}"
+
+
 def pagerduty_acks_running() -> str:
     """string + TTL: semaphore held while a PagerDuty ack poll runs."""
     return "sem_pagerduty_acks_running"

@@ -92,6 +92,9 @@ class Gateway:
     medium: ClassVar[str] = ""
     required: ClassVar[tuple[str, ...]] = ()
     """Settings (dotted inside the gateway's section) that must be present."""
+    store: StrRedis | None = None
+    """The Redis client its deliveries are recorded through, set before each send (chat gateways remember the
+    messages they post: flapjack_py.store.chat)."""
 
     def __init__(self, settings: Mapping[str, Any], session: requests.Session | None = None) -> None:
         self.settings = settings
@@ -203,6 +206,7 @@ def deliver_alert(gateway: Gateway, alert: Alert, client: StrRedis, *, last_try:
     (redacted) reason. Other failures record the reason, keep `queued`, and
     raise DeliveryFailed so the queue retries.
     """
+    gateway.store = client
     previous = alert_store.load_statuses(client, [alert["id"]])[alert["id"]]
     outcome = attempt(gateway, alert, previous.status if previous else None, last_try=last_try)
     if not outcome.skipped:

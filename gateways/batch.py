@@ -116,6 +116,7 @@ def _deliver(sender: base.Gateway, item: Taken, alert: Alert, previous: StatusFi
              store: StrRedis) -> Settled:
     """Send one alert of a batch and record its status at once; how its job ends."""
     job = item.job
+    sender.store = store  # chat gateways remember the messages they post
     outcome = base.attempt(sender, alert, previous.status if previous else None, last_try=not job.retries_left)
     if not outcome.skipped:
         base.record_outcome(store, alert["id"], previous, outcome)

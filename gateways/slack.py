@@ -1,8 +1,13 @@
-"""Slack gateway: the alert's body to an incoming webhook (engine.md 6.5).
+"""Slack gateway: the alert's body to an incoming webhook (engine.md 6.5), or, in app mode, a Slack app's message
+with buttons (gateways/slack_app.py).
 
-Settings `gateways.slack`: `endpoint` (the webhook URL), `account_sid` (the
-bot's user name) [flapjack], `icon_emoji` [:ghost:]. The address is the channel
-(without `#`); empty = `#general`.
+Webhook mode, settings `gateways.slack`: `endpoint` (the webhook URL), `account_sid` (the bot's user name)
+[flapjack], `icon_emoji` [:ghost:]. The address is the channel (without `#`); empty = `#general`.
+
+App mode (`bot_token` set): `bot_token`, `signing_secret` (checks the button presses Slack posts to
+/api/receivers/slack/interactions), `channel` (for contacts without an address), `api_url` [Slack's],
+`allowed_users` (Slack user ids who may press the buttons; contacts whose `slack` address is their id may
+too), `web_url` (the flapjack web UI's base URL, for the check page link). The address is a channel id or name.
 """
 
 from __future__ import annotations
@@ -10,11 +15,16 @@ from __future__ import annotations
 import json
 import logging
 
+from pydantic import model_validator
+from pydantic_core import PydanticCustomError
+
+from flapjack_py.chat.slack import API_URL
 from flapjack_py.config.gateways import GatewaySettings
-from flapjack_py.config.types import Text
+from flapjack_py.config.types import Text, Texts
 from flapjack_py.model.alert import Alert
 
-from .base import Declaration, Gateway
+from .base import Declaration, Gateway, PermanentError
+from .slack_app import send as send_app
 
 log = logging.getLogger(__name__)
 
@@ -24,19 +34,36 @@ ICON_EMOJI = ":ghost:"
 class SlackSettings(GatewaySettings):
     """`gateways.slack`."""
 
-    required = ("endpoint",)
     endpoint: Text | None = None
     account_sid: Text = "flapjack"
     icon_emoji: Text = ICON_EMOJI
+    bot_token: Text | None = None
+    signing_secret: Text | None = None
+    channel: Text | None = None
+    api_url: Text = API_URL
+    allowed_users: Texts = ()
+    web_url: Text | None = None
+
+    @model_validator(mode="after")
+    def _endpoint_or_bot_token(self) -> SlackSettings:
+        if self.enabled and not (self.endpoint or self.bot_token):
+            raise PydanticCustomError("required_setting", "required setting missing (the gateway is enabled): "
+                                      "endpoint (webhook mode) or bot_token (app mode)", {"key": "endpoint"})
+        return self
 
 
 class SlackGateway(Gateway):
-    """POSTs form field `payload` = {channel, username, text, icon_emoji}; no truncation."""
+    """Webhook mode: POSTs form field `payload` = {channel, username, text, icon_emoji}; no truncation.
+    App mode (`bot_token`): chat.postMessage / chat.update (gateways/slack_app.py)."""
 
     medium = "slack"
-    required = ("endpoint",)
 
     def send(self, alert: Alert) -> None:
+        if self.settings.get("bot_token"):
+            send_app(self, alert)
+            return
+        if not self.settings.get("endpoint"):
+            raise PermanentError("gateways.slack.endpoint: required setting missing (or set bot_token)")
         address = str(alert.get("address") or "").lstrip("#")
         payload = {"channel": f"#{address or 'general'}",
                    "username": str(self.settings.get("account_sid") or "flapjack"),

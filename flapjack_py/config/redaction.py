@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 MASK = "***"
 SECRET_SETTING = re.compile(r"pass|token|secret|auth|key|sid|credential", re.IGNORECASE)
 """Setting names whose values are secrets."""
-SECRET_URL_SETTINGS = frozenset({"gateways.slack.endpoint"})
+SECRET_URL_SETTINGS = frozenset({"gateways.slack.endpoint", "gateways.mattermost.url"})
 """Settings whose whole value is a credential although the name does not say so (webhook URLs)."""
 NOT_SECRET_SETTINGS = frozenset({"gateways.slack.account_sid"})
 """Settings whose name looks secret but whose value is not (Slack's `account_sid` is the bot's user name)."""

@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 POST_TYPES = ("application/vnd.api+json", "application/json", "application/json-patch+json")
+FORM_ENDPOINTS = frozenset({"api.slack_interactions"})
+"""Routes whose callers post a form (Slack's interactions), not JSON."""
 PATCH_TYPE = "application/json-patch+json"
 
 
@@ -39,7 +41,8 @@ def check_request() -> Response | None:
     if request.url_rule is None:
         return None
     if request.method == "POST" and (request.get_data(cache=True) or request.query_string):
-        if request.mimetype not in POST_TYPES:
+        form = request.endpoint in FORM_ENDPOINTS and request.mimetype == "application/x-www-form-urlencoded"
+        if request.mimetype not in POST_TYPES and not form:
             raise ApiError(415, "Unsupported Content-Type")
     if request.method == "PATCH" and request.mimetype != PATCH_TYPE:
         raise ApiError(415, "Unsupported Content-Type")
@@ -56,6 +59,7 @@ def options(anything: str) -> Response:
 from . import (  # noqa: E402  (resource modules register their routes on bp)
     alerts,
     audit,
+    chat,
     checks,
     conditions,
     contacts,
@@ -77,7 +81,8 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
 )
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
-             reports, metrics, alerts, receivers, schedules, health, escalation_policies, dependencies, audit)
+             reports, metrics, alerts, receivers, schedules, health, escalation_policies, dependencies, audit,
+             chat)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
 __all__ = ["bp", "RESOURCES", "openapi"]
