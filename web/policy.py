@@ -45,6 +45,8 @@ POLICY: dict[str, Role | str] = {
     "api.get_event_metrics": V, "api.get_media": V, "api.get_metrics": V, "api.get_notification_rules": V,
     "api.get_pagerduty_credentials": V, "api.get_report": V, "prometheus.prometheus_metrics": V,
     "api.get_series": V, "api.maintenances_ics": V, "api.get_schedules": V, "api.get_oncall": V,
+    "api.get_analytics_summary": V, "api.get_analytics_checks": V, "api.get_analytics_people": V,
+    "api.get_analytics_suggestions": V,
     "api.get_shifts": V, "api.get_schedule_ics": V, "api.get_contact_oncall_ics": V, "api.get_policies": V,
     # API: acknowledge, maintenance, test notifications, enable/disable checks
     "api.patch_checks": R, "api.post_scheduled": R, "api.delete_scheduled": R, "api.post_unscheduled": R,

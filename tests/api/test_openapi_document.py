@@ -104,8 +104,9 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
     additions |= {("get", "/checks/{check_id}/decisions"), ("get", "/stale_checks"),
                   ("get", "/flapping_checks")}
     additions |= {(m, "/escalation_policies") for m in ("get", "post", "patch", "delete")}
-    additions |= {("get", "/audit")}
     additions |= {(m, "/dependencies") for m in ("get", "post", "delete")}
+    additions |= {("get", "/audit")}
+    additions |= {("get", f"/analytics/{name}") for name in ("summary", "checks", "people", "suggestions")}
     additions |= {("post", "/receivers/slack/interactions"), ("post", "/receivers/mattermost/actions")}
     assert documented == expected | additions
 

@@ -96,3 +96,34 @@ def test_a_period_that_excludes_the_week_is_empty(week: World) -> None:
     summary = analytics.summary(facts, analytics.Settings.of())
     assert summary["pages"] == {"total": 0, "by_medium": {}}
     assert summary["mtta_seconds"] == {"median": None, "p90": None, "count": 0}
+
+
+def test_the_api_gives_the_same_figures_with_the_times_people_type(week: World) -> None:
+    from web import create_app
+
+    client = create_app(redis=week.r).test_client()
+    period = "since=2024-10-31T00:00:00Z&until=2024-11-06T23:59:59Z"
+    summary = client.get(f"/api/analytics/summary?{period}")
+    assert summary.status_code == 200, summary.get_data(as_text=True)
+    assert summary.get_json(force=True) == figures(week, "summary")
+    people = client.get("/api/analytics/people?until=2024-11-07T00:00:00Z&since=7d").get_json(force=True)
+    assert people == {"since": SINCE, "until": UNTIL + 1, "people": figures(week, "people")}
+    checks = client.get(f"/api/analytics/checks?{period}&entity=db").get_json(force=True)["checks"]
+    assert [(r["check"], r["pages"]) for r in checks] == [("db:PG", 12)]
+    ada = client.get(f"/api/analytics/summary?{period}&contact=ada").get_json(force=True)
+    assert (ada["pages"]["total"], ada["off_hours_pages"]) == (15, 8)
+
+
+@pytest.mark.parametrize(("query", "problem"), [
+    ("since=someday", "since: could not read the time 'someday'"),
+    ("since=2024-11-06&until=2024-10-31", "since (2024-11-06 00:00:00 UTC) is after until"),
+    ("since=400d", "the period is longer than 92 days"),
+    ("check=nocolon", "Malformed check ID"),
+    ("contact=" + "x" * 101, "query parameter 'contact' is longer than 100 characters"),
+])
+def test_the_api_names_a_bad_period_or_filter(week: World, query: str, problem: str) -> None:
+    from web import create_app
+
+    response = create_app(redis=week.r).test_client().get(f"/api/analytics/summary?{query}")
+    assert response.status_code == 400
+    assert problem in response.get_json(force=True)["errors"][0]

@@ -58,6 +58,7 @@ def options(anything: str) -> Response:
 
 from . import (  # noqa: E402  (resource modules register their routes on bp)
     alerts,
+    analytics,
     audit,
     chat,
     checks,
@@ -82,7 +83,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
              reports, metrics, alerts, receivers, schedules, health, escalation_policies, dependencies, audit,
-             chat)
+             chat, analytics)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
 __all__ = ["bp", "RESOURCES", "openapi"]
