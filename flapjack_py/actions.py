@@ -23,6 +23,7 @@ from flapjack_py.model.events import DEFAULT_ACK_DURATION, action_event
 from flapjack_py.oncall import recurrence
 from flapjack_py.oncall.recurrence import Series
 from flapjack_py.store import audit, history
+from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store.events import push_events
@@ -60,6 +61,14 @@ def acknowledge(client: StrRedis, queue: str, checks: Checks, *, duration: int, 
                          for entity, check in checks], queue)
     _audit(client, actor, "acknowledge", checks, now, detail=f"{seconds}s {message}".strip())
     return seconds
+
+
+def escalate(client: StrRedis, entity: str, check: str, *, actor: Actor, now: int) -> bool:
+    """Page the next level of the check's running escalation now (at the executive's next look); False when
+    none runs or it paged its last level."""
+    done = escalation_store.escalate_now(client, entity, check, now)
+    _audit(client, actor, "escalate", [(entity, check)], now, outcome="ok" if done else "nothing to escalate")
+    return done
 
 
 def test_notifications(client: StrRedis, queue: str, checks: Checks, *, actor: Actor, now: int,

@@ -29,7 +29,7 @@ from flapjack_py.model.actors import Actor
 from flapjack_py.store import audit
 from flapjack_py.store import users as user_store
 
-from . import policy
+from . import policy, signatures
 from .errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,9 @@ def guard() -> Response | None:
     if not _is_api():
         _ensure_secret_key(current_app)  # UI pages carry CSRF tokens
     needed = policy.required(request.endpoint)
+    if needed == policy.SIGNED:  # an SMS/call provider's webhook: its signature or token, mandatory (web/signatures.py)
+        signatures.verify(request.endpoint)
+        return None
     if needed == policy.OPEN or (request.method == "OPTIONS" and _is_api()):
         if request.method not in SAFE_METHODS and not _is_api():
             current_app.extensions["csrf"].protect()  # the login and logout forms

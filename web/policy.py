@@ -14,6 +14,10 @@ from flapjack_py.access import Role
 OPEN: Final = "open"
 """Served to anyone, even when users exist: health, static files, the login page."""
 
+SIGNED: Final = "signed"
+"""Served to a caller proving itself by a signature or a token (an SMS or call provider's webhook), checked
+by web/signatures.py: the route must declare its check (@verified_by), else it is refused."""
+
 V, R, A = Role.VIEWER, Role.RESPONDER, Role.ADMIN
 
 POLICY: dict[str, Role | str] = {
@@ -54,6 +58,9 @@ POLICY: dict[str, Role | str] = {
     "api.post_series": R, "api.patch_series": R, "api.delete_series": R,
     # API: events from receivers (they change check state like any feeder)
     "api.alertmanager_webhook": R, "api.grafana_webhook": R, "api.generic_webhook": R,
+    # API: replies from phones (SMS, calls), signed by their provider (web/signatures.py)
+    "api.twilio_sms_reply": SIGNED, "api.kannel_sms_reply": SIGNED, "api.twilio_voice_reply": SIGNED,
+    "api.twilio_voice_status": SIGNED,
     # API: chat button presses; open because Slack and Mattermost do not log in: the views refuse (401) any press
     # without a valid Slack signature or Mattermost action token before reading it (web/api/chat.py)
     "api.slack_interactions": OPEN, "api.mattermost_actions": OPEN,

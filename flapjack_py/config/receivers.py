@@ -162,6 +162,13 @@ def _no_webhooks(value: Any) -> Any:
     return {} if value is None else value
 
 
+class SmsKannelReceiver(Section):
+    """`receivers.sms_kannel`: SMS replies from a Kannel/SMPP gateway, GET /api/receivers/sms/kannel."""
+
+    token: Annotated[Text, Field(min_length=16)] | None = None
+    """The `token` query parameter Kannel's sms-service URL carries; unset: the route refuses every request."""
+
+
 class ReceiversConfig(Section):
     """`receivers`: which receivers `flapjack server` runs, and their settings."""
 
@@ -175,6 +182,7 @@ class ReceiversConfig(Section):
     webhooks: Annotated[dict[WebhookName, WebhookReceiver], BeforeValidator(_no_webhooks),
                         Field(max_length=MAX_WEBHOOKS)] = {}
     """`receivers.webhooks.NAME`: generic JSON webhooks, POST /api/receivers/webhook/NAME."""
+    sms_kannel: SmsKannelReceiver = SmsKannelReceiver()
 
     def commands(self) -> list[tuple[str, list[str]]]:
         """(name, `flapjack` arguments) of every enabled receiver; the commands read the rest from here."""

@@ -363,6 +363,8 @@ def build_alert(notification: Notification, contact: Contact, medium: Medium, de
         "last_state": c["last_state"], "last_summary": c["last_summary"], "state_duration": c["state_duration"],
         "tags": list(c["tags"]), "notification_type": c["notification_type"], "event_count": c["event_count"],
     }
+    if "actor" in c:  # an acknowledgement's: who, through which channel (in shared_fields' order, after event_count)
+        alert["actor"], alert["channel"] = c["actor"], c["channel"]
     if decision.rollup:
         alert["rollup_alerts"] = {m: _rollup_entry(facts[m], now) for m in decision.members}
         alert["rollup_threshold"] = decision.threshold

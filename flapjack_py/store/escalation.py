@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flapjack_py import keys
@@ -226,6 +226,18 @@ def save_state(pipe: Writes, entity: str, check: str, state: State) -> None:
         pipe.zrem(keys.escalations_due(), keys.check_id(entity, check))
     else:
         pipe.zadd(keys.escalations_due(), {keys.check_id(entity, check): state.next_at})
+
+
+def escalate_now(client: StrRedis, entity: str, check: str, now: int) -> bool:
+    """Make a running escalation's next step due at `now` (the executive pages it at its next look, as any due
+    step); False when no escalation runs for the check or it paged its last level."""
+    state = load_state(client, entity, check)
+    if state is None or not state.running or state.next_at is None:
+        return False
+    pipe = client.pipeline(transaction=True)
+    save_state(pipe, entity, check, replace(state, next_at=min(now, state.next_at)))
+    pipe.execute()
+    return True
 
 
 def forget_due(pipe: Writes, entity: str, check: str) -> None:

@@ -106,6 +106,8 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
     additions |= {(m, "/escalation_policies") for m in ("get", "post", "patch", "delete")}
     additions |= {(m, "/dependencies") for m in ("get", "post", "delete")}
     additions |= {("get", "/audit")}
+    additions |= {("post", "/receivers/sms/twilio"), ("get", "/receivers/sms/kannel"),
+                  ("post", "/receivers/voice/twilio"), ("post", "/receivers/voice/twilio/status")}
     additions |= {("get", f"/analytics/{name}") for name in ("summary", "checks", "people", "suggestions")}
     additions |= {("post", "/receivers/slack/interactions"), ("post", "/receivers/mattermost/actions")}
     assert documented == expected | additions

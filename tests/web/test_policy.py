@@ -40,7 +40,8 @@ def sample_url(rule: str) -> str:
 
 
 ROUTES = routes()
-GUARDED = [r for r in ROUTES if policy.required(r[0]) != policy.OPEN]
+GUARDED = [r for r in ROUTES if policy.required(r[0]) not in (policy.OPEN, policy.SIGNED)]
+SIGNED = [r for r in ROUTES if policy.required(r[0]) == policy.SIGNED]
 BODIES: dict[str, dict[str, Any]] = {
     "POST": {"json": {}}, "PATCH": {"json": [], "content_type": "application/json-patch+json"}, "DELETE": {},
     "GET": {},
@@ -59,6 +60,26 @@ def test_a_route_missing_from_the_table_is_refused_even_to_admins(make_app: Any,
     response = app.test_client().get("/api/forgotten", headers=people.bearer(Role.ADMIN))
     assert response.status_code == 403
     assert response.get_json(force=True) == {"errors": ["this route has no access rule"]}
+
+
+@pytest.mark.parametrize(("endpoint", "method", "url"), SIGNED, ids=[f"{m} {e}" for e, m, _ in SIGNED])
+def test_signed_routes_refuse_unsigned_requests_even_from_admins(make_app: Any, people: People, endpoint: str,
+                                                                method: str, url: str) -> None:
+    before = world_keys(people.r)
+    for headers in ({}, people.bearer(Role.ADMIN)):
+        response = make_app().test_client().open(url, method=method, headers=headers, data={"From": "+1"})
+        assert response.status_code == 403, (endpoint, response.status_code)
+    assert world_keys(people.r) == before
+
+
+def test_a_signed_route_without_a_check_is_refused(make_app: Any) -> None:
+    app: flask.Flask = make_app()
+    policy.POLICY["api.unchecked"] = policy.SIGNED
+    try:
+        app.add_url_rule("/api/unchecked", "api.unchecked", lambda: "done")
+        assert app.test_client().get("/api/unchecked").status_code == 403
+    finally:
+        del policy.POLICY["api.unchecked"]
 
 
 @pytest.mark.parametrize(("endpoint", "method", "url"), GUARDED, ids=[f"{m} {e}" for e, m, _ in GUARDED])

@@ -76,13 +76,14 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     openapi,
     pagerduty,
     receivers,
+    replies,
     reports,
     rules,
     schedules,
 )
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
-             reports, metrics, alerts, receivers, schedules, health, escalation_policies, dependencies, audit,
+             reports, metrics, alerts, receivers, replies, schedules, health, escalation_policies, dependencies, audit,
              chat, analytics)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
