@@ -26,7 +26,7 @@ POLICY: dict[str, Role | str] = {
     "static": OPEN, "ui.static": OPEN, "ui.login": OPEN, "ui.logout": OPEN,
     # UI pages
     "ui.index": V, "ui.check": V, "ui.entities": V, "ui.entity": V, "ui.contacts": V, "ui.contact": V,
-    "ui.alerts": V, "ui.status": V, "ui.set_refresh": V,
+    "ui.alerts": V, "ui.status": V, "ui.analytics": V, "ui.set_refresh": V,
     # UI forms of a check
     "ui.acknowledge": R, "ui.test_notifications": R, "ui.end_unscheduled": R, "ui.create_scheduled": R,
     "ui.end_scheduled": R, "ui.set_enabled": R, "ui.delete_series": R,
