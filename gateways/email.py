@@ -93,6 +93,14 @@ class EmailGateway(Gateway):
             self._drop()
             self._send_once(message)
 
+    def send_message(self, message: MIMEMultipart) -> None:
+        """Send a message built elsewhere (the analytics digest, flapjack_py/tools/digest.py) the same way."""
+        try:
+            self._send_once(message)
+        except smtplib.SMTPServerDisconnected:
+            self._drop()
+            self._send_once(message)
+
     def build_message(self, alert: Alert) -> MIMEMultipart:
         """The multipart message: the alert's subject and text body, the HTML rendered here.
 

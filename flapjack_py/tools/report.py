@@ -18,6 +18,7 @@ import click
 from flapjack_py.analysis import analytics
 from flapjack_py.analysis.incidents import Facts, Incident, incidents
 from flapjack_py.analysis.period import BadPeriod, period
+from flapjack_py.analysis.wording import describe
 from flapjack_py.config.settings import Config
 from flapjack_py.runtime.session import redis_clients
 from flapjack_py.store.analytics import read_facts
@@ -46,34 +47,6 @@ def read_period(client: StrRedis, config: Config, since: int, until: int, **filt
     return Period(facts, settings, incidents(facts))
 
 
-def describe(figures: dict[str, Any], top: int = 10) -> list[str]:
-    """Lines for the terminal (and the digest's text part)."""
-    s = figures["summary"]
-    media = ", ".join(f"{m} {n}" for m, n in s["pages"]["by_medium"].items()) or "none"
-    lines = [f"{analytics.day_label(s['since'])} .. {analytics.day_label(s['until'])}",
-             f"pages: {s['pages']['total']} ({media}); problems {s['problems']}, recoveries {s['recoveries']}",
-             f"MTTA: {_spread(s['mtta_seconds'])}", f"MTTR: {_spread(s['mttr_seconds'])}",
-             f"never acknowledged: {s['never_acknowledged']}; self-resolved: {s['self_resolved']}",
-             f"off-hours pages: {s['off_hours_pages']}; sleep-hours pages: {s['sleep_hours_pages']}"]
-    if figures["checks"]:
-        lines += ["", "noisiest checks (pages, problems, self-resolved, acted on):"]
-        lines += [f"  {r['check']}: {r['pages']}, {r['problems']}, {r['self_resolved']}, {r['acted_on']}"
-                  for r in figures["checks"][:top]]
-    if figures["people"]:
-        lines += ["", "people (pages, off hours, sleep hours):"]
-        lines += [f"  {r['contact']}: {r['pages']}, {r['off_hours_pages']}, {r['sleep_hours_pages']}"
-                  for r in figures["people"][:top]]
-    for suggestion in figures.get("suggestions", []):
-        lines += ["", f"suggestion: {suggestion['reason']}"]
-    return lines
-
-
-def _spread(spread: dict[str, Any]) -> str:
-    if not spread["count"]:
-        return "no incidents"
-    return f"median {spread['median']} s, p90 {spread['p90']} s over {spread['count']}"
-
-
 @click.command("report")
 @click.option("--since", default="7d", show_default=True,
               help="Start of the period: a duration back from --until (7d, 36 hours) or a time (ISO 8601, 'monday').")
@@ -97,7 +70,7 @@ def report(config: Config, since: str, until: str | None, as_json: bool, suggest
         if suggest or send_email:
             from flapjack_py.tools.suggestions import suggestions
 
-            figures["suggestions"] = suggestions(clients, config, found)
+            figures["suggestions"] = suggestions(clients, config, found.facts, found.settings, found.incidents)
         if send_email:
             from flapjack_py.tools.digest import send_digest
 

@@ -8,23 +8,22 @@ A check with no archived events in the period gets no suggestion (nothing proves
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from flapjack_py.analysis import analytics
 from flapjack_py.analysis import suggestions as pure
+from flapjack_py.analysis.incidents import Facts, Incident
 from flapjack_py.config.settings import Config
 from flapjack_py.store.plumbing.client import Clients
 from flapjack_py.tools import backtest
 
-if TYPE_CHECKING:
-    from flapjack_py.tools.report import Period
 
-
-def suggestions(live: Clients, config: Config, found: Period) -> list[dict[str, Any]]:
+def suggestions(live: Clients, config: Config, facts: Facts, settings: analytics.Settings,
+                found: Sequence[Incident]) -> list[dict[str, Any]]:
     """`{"check", "change", "reason", "pages_before", "pages_after", "missed_problems", "backtest"}` per proposal."""
-    facts, settings = found.facts, found.settings
-    rows = analytics.checks(facts, settings, found.incidents)
-    proposals = pure.propose(rows, found.incidents, settings.self_resolved_within, config.analytics.noisy_checks,
+    rows = analytics.checks(facts, settings, found)
+    proposals = pure.propose(rows, found, settings.self_resolved_within, config.analytics.noisy_checks,
                              config.executive.initial_failure_delay)
     if not proposals:
         return []
@@ -37,6 +36,6 @@ def suggestions(live: Clients, config: Config, found: Period) -> list[dict[str, 
         before = backtest.replay(live, mine, config, lambda scratch: None)
         changed = pure.with_check_changes(mine, {proposal.check: proposal.change})
         after = backtest.replay(live, changed, config, lambda scratch: None)
-        made.append(pure.outcome(proposal, found.incidents, before, after))
+        made.append(pure.outcome(proposal, found, before, after))
     return made
 

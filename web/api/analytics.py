@@ -67,7 +67,7 @@ def get_analytics_suggestions() -> Response:
 
     found = asked()
     return answer({"since": found.facts.since, "until": found.facts.until,
-                   "suggestions": suggestions(ctx().clients, ctx().config, found)})
+                   "suggestions": suggestions(ctx().clients, ctx().config, found.facts, found.settings, found.incidents)})
 
 
 INT = {"type": "integer"}

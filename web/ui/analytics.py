@@ -32,7 +32,8 @@ def analytics() -> tuple[str, int]:
     if request.args.get("suggest"):
         from flapjack_py.tools.suggestions import suggestions  # starts scratch Redis servers: loaded when asked
 
-        shown["suggestions"] = suggestions(Clients(db(), raw_redis()), config(), found)
+        shown["suggestions"] = suggestions(Clients(db(), raw_redis()), config(), found.facts, found.settings,
+                                           found.incidents)
     timeline = figures.timeline(found.facts, found.settings, found.incidents)
     return render_template("ui/analytics.html", f=shown, timeline=timeline, days=DAYS, since=since_text,
                            until=until_text, suggested=bool(request.args.get("suggest")), problem=None), 200
