@@ -558,8 +558,8 @@ def alerts_by_time_pattern() -> str:
 
 
 def ack_code(code: str) -> str:
-    """string + TTL: an ack code (upper case) -> the E:C it acknowledges; open while `check:E:C`'s field
-    `ack_code` holds it (a recovery or a newer code closes it)."""
+    """string + TTL: an ack code (upper case) -> "ISSUED E:C" (unix time, the check it acknowledges); open
+    until the check recovers (`check:E:C`'s field `ack_closed`, store/ack_codes.py)."""
     return f"ack_code:{code}"
 
 

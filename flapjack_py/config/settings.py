@@ -20,7 +20,7 @@ import yaml
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from flapjack_py.config.analytics import AnalyticsConfig
-from flapjack_py.config.media import validate_gateways
+from flapjack_py.config.media import declaration, validate_gateways
 from flapjack_py.config.receivers import ReceiversConfig
 from flapjack_py.config.types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
 from flapjack_py.errors import ConfigError
@@ -245,7 +245,18 @@ def load_config(source: Config | Mapping[str, Any] | None = None) -> Config:
         raise ConfigError(f"config: expected a mapping of sections, got {type(source).__name__}")
     document = validated(_Document, {key: {} if value is None else value for key, value in expand_env(source).items()})
     sections = {name: getattr(document, name) for name in _Sections.model_fields}
-    return Config(**sections, gateways=validate_gateways(document.gateways))
+    gateways = _with_api_base_url(validate_gateways(document.gateways), document.web.api_base_url)
+    return Config(**sections, gateways=gateways)
+
+
+def _with_api_base_url(gateways: dict[str, dict[str, Any]], base: str | None) -> dict[str, dict[str, Any]]:
+    """Gateways whose settings have `api_base_url` (the API's public URL, for callbacks such as a call's
+    keys) take `web.api_base_url` when they leave it unset."""
+    if not base:
+        return gateways
+    return {medium: {**found, "api_base_url": base}
+            if "api_base_url" in declaration(medium).settings.model_fields and not found.get("api_base_url")
+            else found for medium, found in gateways.items()}
 
 
 def read_config_file(path: str | os.PathLike[str] | None) -> Config:

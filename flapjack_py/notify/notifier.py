@@ -154,7 +154,7 @@ class Notifier:
             if self._emit(view, writes, notification, medium, alert, trace, texts, drops, members):
                 alerts.append(alert)
         if code:
-            ack_code_store.record(writes, code, notification.event_id, self.config.executive.ack_code_ttl)
+            ack_code_store.record(writes, code, notification.event_id, self.config.executive.ack_code_ttl, now)
         view.escalations.alerted(request, alerts)
         view.episodes.after(request, alerts)
         return alerts

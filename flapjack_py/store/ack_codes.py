@@ -1,12 +1,12 @@
-"""Ack codes in Redis (issue 30): `ack_code:CODE` -> E:C with the `executive.ack_code_ttl`, and the check's
-open code in the field `ack_code` of its `check:E:C` hash; the counter codes are made from
-(flapjack_py.model.ack_codes).
+"""Ack codes in Redis (issue 30): `ack_code:CODE` -> "ISSUED E:C" with the `executive.ack_code_ttl`, and the
+time the check last recovered in the field `ack_closed` of its `check:E:C` hash; the counter codes are made
+from (flapjack_py.model.ack_codes).
 
-A code is open while its key lives, its check's field holds it and the check is failing: a newer problem
-notification gives the check a new code (the old one closes), a recovery blanks the field (store/checks.py
-write_state_change), the TTL ends the key. The writes go on the notifying event's WriteBuffer, into the
-batch's one MULTI: one SET per problem notification (the field joins the check hash's HSET the batch sends
-anyway); handing out codes costs one INCRBY per block of codes, not one per alert.
+A code is open while its key lives, its check is failing and has not recovered since the code was issued:
+every code of one failure (the first level's, an escalation's) keeps working until the recovery
+(store/checks.py write_state_change stamps `ack_closed` in the check's HSET), after which the entry is
+inert until its TTL drops it. A problem notification costs one SET on the notifying event's WriteBuffer, in
+the batch's one MULTI; handing out codes costs one INCRBY per block of codes, not one per alert.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from flapjack_py.store.contacts import all_contact_ids
 from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.store.plumbing.writes import Writes
 
-CHECK_FIELD = "ack_code"
-"""The field of `check:E:C` holding the check's open code ('' or missing: none)."""
+CLOSED_FIELD = "ack_closed"
+"""The field of `check:E:C` holding when it last recovered: codes issued before are closed."""
 MIN_BLOCK = 4096
 """Codes reserved per INCRBY at least (a storm's batch reserves as many as it has problem notifications)."""
 
@@ -50,11 +50,9 @@ class CodeBlock:
         return ack_codes.encode(n)
 
 
-def record(pipe: Writes, code: str, check_id: str, ttl: int) -> None:
-    """Open `code` for `check_id` (its previous code, if any, closes)."""
-    entity, check = keys.split_check_id(check_id)
-    pipe.set(keys.ack_code(code), check_id, ex=ttl)
-    pipe.hset(keys.check(entity, check), CHECK_FIELD, code)
+def record(pipe: Writes, code: str, check_id: str, ttl: int, now: int) -> None:
+    """Open `code` for `check_id`, issued at `now`."""
+    pipe.set(keys.ack_code(code), f"{now} {check_id}", ex=ttl)
 
 
 class OpenCode(NamedTuple):
@@ -69,20 +67,14 @@ def resolve(client: StrRedis, typed: str) -> OpenCode | None:
     code = ack_codes.normalize(typed)
     if code is None:
         return None
-    check_id = client.get(keys.ack_code(code))
-    if not check_id:
+    issued, _, check_id = (client.get(keys.ack_code(code)) or "").partition(" ")
+    if not check_id or not issued.isdigit():
         return None
     entity, check = keys.split_check_id(check_id)
-    current, state = client.hmget(keys.check(entity, check), [CHECK_FIELD, "state"])
-    if current != code or state in (None, "ok"):
+    closed, state = client.hmget(keys.check(entity, check), [CLOSED_FIELD, "state"])
+    if state in (None, "ok") or (closed and closed.isdigit() and int(closed) >= int(issued)):
         return None
     return OpenCode(code, check_id)
-
-
-def open_code_of(client: StrRedis, entity: str, check: str) -> str | None:
-    """The check's open code, or None."""
-    found = client.hget(keys.check(entity, check), CHECK_FIELD)
-    return found or None
 
 
 def contacts_with_address(client: StrRedis, media: tuple[str, ...], address: str) -> list[str]:

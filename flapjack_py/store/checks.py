@@ -110,8 +110,8 @@ def write_state_change(pipe: Writes, event: Event, now: int, counter: int) -> No
     if event.is_failure:
         pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now})
         pipe.zadd(keys.failed_checks(), {event.id: now})
-    else:  # its ack code closes (store/ack_codes.py)
-        pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now, "ack_code": ""})
+    else:  # the ack codes of its failure close (store/ack_codes.py)
+        pipe.hset(keys.check(e, c), mapping={"state": event.state, "last_change": now, "ack_closed": now})
         pipe.zrem(keys.failed_checks(), event.id)
     pipe.rpush(keys.check_states(e, c), now)
     pipe.set(keys.check_state_at(e, c, now), event.state)

@@ -57,6 +57,20 @@ def test_recovery_closes_the_code_and_a_new_problem_gets_a_new_one(world: World)
     assert code_store.resolve(world.s, second) == (second, "foo:PING")
 
 
+def test_every_code_of_one_failure_stays_open_until_the_recovery(world: World) -> None:
+    world.contact("ada", MEDIA)
+    world.fail("critical")
+    (first,) = _codes(world)
+    world.advance(600)
+    world.fail("warning")  # a new problem notification, a new code; the first still works
+    codes = _codes(world)
+    assert len(codes) == 2
+    assert all(code_store.resolve(world.s, code) is not None for code in codes)
+    world.advance(60)
+    world.event("ok")
+    assert all(code_store.resolve(world.s, code) is None for code in codes)
+
+
 def test_the_ttl_is_configurable(real_r: redis.Redis, clock: Any) -> None:
     world = World(real_r, clock, executive={"ack_code_ttl": "2 hours"})
     world.contact("ada", MEDIA)

@@ -72,7 +72,7 @@ def test_check_state_hash(scripted: redis.Redis) -> None:
         b"details": b"", b"initial_failure_delay": b"30", b"repeat_failure_delay": b"60",
         b"perfdata": json.dumps([{"key": "time", "value": "0.48s"}, {"key": "size", "value": "909B"}]).encode(),
         b"interval": b"24",  # flapjack-py addition: the learned interval between its results (staleness.py)
-        b"ack_code": b"",  # flapjack-py addition: its open ack code, blanked by the recovery (store/ack_codes.py)
+        b"ack_closed": b(T0 + 50),  # flapjack-py addition: its last recovery closes ack codes (store/ack_codes.py)
     }
     assert scripted.hgetall(f"check:{E2C2}") == {
         b"state": b"warning", b"last_change": b(T0 + 120), b"last_update": b(T0 + 120), b"summary": b"lagging",

@@ -19,7 +19,8 @@ from flapjack_py.model.rules import ALL_MEDIA, general_rule, select_media
 from gateways import base
 from tests.telegraph_gateway import TelegraphGateway, TelegraphSettings, installed_telegraph
 
-MEDIA = ("email", "sms", "slack", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "sns", "apprise")
+MEDIA = ("email", "sms", "slack", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "sns", "apprise", "mattermost",
+         "voice_twilio")
 
 
 def test_the_registry_lists_exactly_the_media_flapjacks_first_in_its_order() -> None:
@@ -42,7 +43,7 @@ def test_each_medium_is_declared_in_one_module(medium: str) -> None:
 
 
 def test_config_refuses_an_unknown_gateway_naming_it_and_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match=r"^gateways\.telegraph: no such gateway \(known: apprise, email, .*, sns\)$"):
+    with pytest.raises(ConfigError, match=r"^gateways\.telegraph: no such gateway \(known: apprise, email, .*, sns, voice_twilio\)$"):
         load_config({"gateways": {"telegraph": {"enabled": True}}})
 
 

@@ -22,8 +22,9 @@ log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 POST_TYPES = ("application/vnd.api+json", "application/json", "application/json-patch+json")
-FORM_ENDPOINTS = frozenset({"api.slack_interactions"})
-"""Routes whose callers post a form (Slack's interactions), not JSON."""
+FORM_ENDPOINTS = frozenset({"api.slack_interactions", "api.twilio_sms_reply", "api.twilio_voice_reply",
+                            "api.twilio_voice_status"})
+"""Routes whose callers post a form (Slack's interactions, Twilio's webhooks), not JSON."""
 PATCH_TYPE = "application/json-patch+json"
 
 
