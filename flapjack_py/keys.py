@@ -593,6 +593,13 @@ def pagerduty_acks_running() -> str:
     return "sem_pagerduty_acks_running"
 
 
+def gateway_breaker(medium: str) -> str:
+    """hash + TTL (refreshed while open): the circuit breaker of gateway MEDIUM while its server refuses:
+    `since`, `step`, `next_probe` (unix times, seconds), `server` (SMTP, PagerDuty ...) and the last `error`.
+    Absent: closed."""
+    return f"gateway_breaker:{medium}"
+
+
 def contact_mass_update_lock() -> str:
     """string + TTL: the API's lock around contact, media and PagerDuty writes."""
     return "semaphores:contact_mass_update"

@@ -36,7 +36,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import requests
@@ -92,6 +92,8 @@ class Gateway:
     medium: ClassVar[str] = ""
     required: ClassVar[tuple[str, ...]] = ()
     """Settings (dotted inside the gateway's section) that must be present."""
+    server: ClassVar[str] = "server"
+    """What it sends to, in the health warning while that refuses (`SMTP`, `PagerDuty`)."""
     store: StrRedis | None = None
     """The Redis client its deliveries are recorded through, set before each send (chat gateways remember the
     messages they post: flapjack_py.store.chat)."""
@@ -196,6 +198,8 @@ class Outcome:
     retry_after: float | None = None
     skipped: bool = False
     """Already delivered (a retry after a crash): nothing to record."""
+    gave_up: bool = False
+    """`failed` after a failure that may pass, because it was the last try."""
 
 
 def deliver_alert(gateway: Gateway, alert: Alert, client: StrRedis, *, last_try: bool) -> str:
@@ -234,7 +238,7 @@ def attempt(gateway: Gateway, alert: Alert, status: str | None, *, last_try: boo
     except Exception as exc:  # noqa: BLE001 -- one gateway job is a loop boundary
         reason = redact(describe(exc), gateway.settings)
         if last_try:
-            return _failed(alert, reason, gateway.settings)
+            return replace(_failed(alert, reason, gateway.settings), gave_up=True)
         log.warning("alert %s (%s): delivery failed, will retry: %s", alert_id, gateway.medium, reason,
                     extra={"alert_id": alert_id, "check": alert["check"]})
         return Outcome(AlertStatus.QUEUED, reason, getattr(exc, "retry_after", None))

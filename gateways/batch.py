@@ -7,12 +7,18 @@ while they are sent, so recover_abandoned (gateways/worker.py) retries them when
 alert whose `delivered` status was recorded is skipped on that retry, so a kill duplicates at most the
 alerts accepted by the server in the instant before their status was written: one per connection at most
 (so at most one per kill with the default concurrency of 1, up to `concurrency` otherwise).
+
+A failed try is retried until the alert is `retry_max_age` old (flapjack_py.model.delivery.RetryPolicy), not
+for a count of tries: rq's count of tries left is kept at one or more meanwhile, then the alert fails with its
+last error and its job goes to rq's failed registry. While the server refuses every try, the medium's breaker
+(gateways/breaker.py) holds the jobs instead; `fail_expired` fails the held ones that grew too old.
 """
 
 from __future__ import annotations
 
 import logging
 import queue as threading_queue
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -22,6 +28,7 @@ from rq.job import Job
 
 from flapjack_py.errors import InvalidAlert
 from flapjack_py.model.alert import Alert, alert_from_json
+from flapjack_py.model.delivery import FALLBACK_INTERVAL, RetryPolicy
 from flapjack_py.store import alerts as alert_store
 from flapjack_py.store import deliveries
 from flapjack_py.store.alerts import AlertStatus, StatusFields
@@ -29,6 +36,7 @@ from flapjack_py.store.deliveries import Settle, Settled, Taken
 from flapjack_py.store.plumbing.client import StrRedis
 
 from . import base
+from .breaker import TRIP_AFTER, Breaker, Tally
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +61,7 @@ class Senders:
         for sender in (gateway, *self.extra):
             self.idle.put(sender)
         self.pool = ThreadPoolExecutor(concurrency, thread_name_prefix=gateway.medium) if self.extra else None
+        self.policy = RetryPolicy.of(gateway.settings)
 
     @property
     def concurrency(self) -> int:
@@ -79,26 +88,59 @@ class Senders:
             self.idle.put(sender)
 
 
-def deliver_batch(rq_queue: Queue, worker_name: str, senders: Senders, store: StrRedis, wait: int = 0) -> int:
-    """Take a batch of jobs off `rq_queue` (blocking up to `wait` s for the first), deliver and settle them;
-    return how many jobs were taken (0: the queue was empty)."""
+def deliver_batch(rq_queue: Queue, worker_name: str, senders: Senders, store: StrRedis, wait: int = 0,
+                  breaker: Breaker | None = None, probe: bool = False) -> int:
+    """Take a batch of jobs off `rq_queue` (blocking up to `wait` s for the first; with `probe`, one job),
+    deliver and settle them, `breaker` told how the tries went; return how many jobs were taken (0: the queue
+    was empty)."""
     # a kill takes back every job of the batch: without retries each would fail, so take only those sent at once
-    per_sender = BATCH_PER_SENDER if int(senders.gateway.settings.get("retries", 3)) else 1
-    job_ids = deliveries.take_job_ids(rq_queue, per_sender * senders.concurrency, wait)
+    per_sender = BATCH_PER_SENDER if senders.policy.retries else 1
+    job_ids = deliveries.take_job_ids(rq_queue, 1 if probe else per_sender * senders.concurrency, wait)
     if not job_ids:
         return 0
     taken = deliveries.start_jobs(rq_queue, job_ids, worker_name, JOB_TTL)
     alerts = {item.job.id: _alert_of(item.job) for item in taken}
     previous = alert_store.load_statuses(store, [job_id for job_id, alert in alerts.items() if alert is not None])
+    tally = Tally(TRIP_AFTER if breaker is not None and breaker.enabled else 0)
 
     def deliver_one(sender: base.Gateway, item: Taken) -> Settled:
         alert = alerts[item.job.id]
         if isinstance(alert, InvalidAlert):
             return Settled(item, Settle.RETRY, base.describe(alert))
-        return _deliver(sender, item, alert, previous.get(alert["id"]), store)
+        if tally.stopped:  # the server refused the batch's last tries: hold the rest untried
+            return Settled(item, Settle.HOLD)
+        settled, outcome = _deliver(sender, item, alert, previous.get(alert["id"]), store, senders.policy)
+        tally.add(item.job.id, outcome)
+        return settled
 
-    deliveries.settle_jobs(rq_queue, senders.map(deliver_one, taken), worker_name)
+    settled = senders.map(deliver_one, taken)
+    if breaker is not None:
+        settled = breaker.after(settled, tally, probe)
+    deliveries.settle_jobs(rq_queue, settled, worker_name)
     return len(job_ids)
+
+
+def fail_expired(rq_queue: Queue, worker_name: str, store: StrRedis, policy: RetryPolicy, fallback_error: str) -> int:
+    """Fail the jobs waiting on `rq_queue` (held while the server refuses) that were queued `retry_max_age` ago or
+    more: each alert `failed` with its last error (`fallback_error`, the server's refusal, when it was never
+    tried), each job into rq's failed registry. Returns how many."""
+    if not policy.retries:
+        return 0
+    now = time.time()
+    old = [job_id for job_id, queued_at in deliveries.queued_times(rq_queue) if policy.expired(queued_at, now)]
+    taken = deliveries.start_jobs(rq_queue, deliveries.take_queued(rq_queue, old), worker_name, JOB_TTL)
+    if not taken:
+        return 0
+    errors = alert_store.load_errors(store, [item.job.id for item in taken])
+    settled = []
+    for item in taken:
+        error = errors.get(item.job.id) or fallback_error
+        base.record_failed_job(store, item.job.id, item.job.args[0] if item.job.args else None, error)
+        settled.append(Settled(item, Settle.FAILED, _expired_reason(policy, error)))
+    deliveries.settle_jobs(rq_queue, settled, worker_name)
+    log.warning("gateway %s: %d alert(s) waited longer than retry_max_age (%d s): failed", rq_queue.name,
+                len(taken), policy.max_age)
+    return len(taken)
 
 
 def stretch_next_interval(job: Job, seconds: float) -> None:
@@ -112,19 +154,38 @@ def stretch_next_interval(job: Job, seconds: float) -> None:
     log.info("alert %s: next try in %ss (Retry-After)", job.id, intervals[index])
 
 
-def _deliver(sender: base.Gateway, item: Taken, alert: Alert, previous: StatusFields | None,
-             store: StrRedis) -> Settled:
-    """Send one alert of a batch and record its status at once; how its job ends."""
+def keep_retrying(job: Job, policy: RetryPolicy, now: float) -> bool:
+    """Whether a failed try of `job` is tried again (its age, not a count of tries, says); when it is, rq's count of
+    tries left is kept at one or more (and a job written without intervals gets one), so rq's retry takes it."""
+    queued_at = job.created_at.timestamp() if job.created_at else None
+    if not policy.keep_trying(queued_at, now):
+        return False
+    job.retries_left = max(job.retries_left or 0, 1)
+    job.retry_intervals = job.retry_intervals or [FALLBACK_INTERVAL]
+    return True
+
+
+def _deliver(sender: base.Gateway, item: Taken, alert: Alert, previous: StatusFields | None, store: StrRedis,
+             policy: RetryPolicy) -> tuple[Settled, base.Outcome]:
+    """Send one alert of a batch and record its status at once; how its job ends, and how the try went."""
     job = item.job
+    keep = keep_retrying(job, policy, time.time())
     sender.store = store  # chat gateways remember the messages they post
-    outcome = base.attempt(sender, alert, previous.status if previous else None, last_try=not job.retries_left)
+    outcome = base.attempt(sender, alert, previous.status if previous else None, last_try=not keep)
     if not outcome.skipped:
         base.record_outcome(store, alert["id"], previous, outcome)
+    if outcome.gave_up and policy.retries:  # retried for retry_max_age: into rq's failed registry
+        return Settled(item, Settle.FAILED, _expired_reason(policy, outcome.error or "")), outcome
     if outcome.status != AlertStatus.QUEUED:
-        return Settled(item, Settle.FINISHED, outcome.status)
+        return Settled(item, Settle.FINISHED, outcome.status), outcome
     if outcome.retry_after:
         stretch_next_interval(job, outcome.retry_after)
-    return Settled(item, Settle.RETRY, f"DeliveryFailed: {outcome.error}")
+    return Settled(item, Settle.RETRY, f"DeliveryFailed: {outcome.error}"), outcome
+
+
+def _expired_reason(policy: RetryPolicy, error: str) -> str:
+    """The failed registry's text for an alert not delivered within retry_max_age."""
+    return f"not delivered within retry_max_age ({policy.max_age} s): {error}"
 
 
 def _alert_of(job: Job) -> Alert | InvalidAlert:

@@ -68,6 +68,7 @@ class EmailGateway(Gateway):
     """Sends each alert as one multipart message to the contact's address."""
 
     medium = "email"
+    server = "SMTP"
 
     def __init__(self, settings: Mapping[str, Any], session: requests.Session | None = None) -> None:
         super().__init__(settings, session)

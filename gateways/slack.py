@@ -57,6 +57,7 @@ class SlackGateway(Gateway):
     App mode (`bot_token`): chat.postMessage / chat.update (gateways/slack_app.py)."""
 
     medium = "slack"
+    server = "Slack"
 
     def send(self, alert: Alert) -> None:
         if self.settings.get("bot_token"):

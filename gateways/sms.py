@@ -63,6 +63,7 @@ class MessageNetGateway(Gateway):
     """MessageNet: GET Username, Pwd, PhoneNumber, PhoneMessage; 200-206 = success."""
 
     medium = "sms"
+    server = "MessageNet"
     required = ("username", "password")
 
     def send(self, alert: Alert) -> None:
@@ -75,6 +76,7 @@ class TwilioGateway(Gateway):
     """Twilio: POST form To, From, Body with basic auth account_sid:auth_token."""
 
     medium = "sms_twilio"
+    server = "Twilio"
     required = ("account_sid", "auth_token", "from")
 
     def send(self, alert: Alert) -> None:
@@ -88,6 +90,7 @@ class NexmoGateway(Gateway):
     """Nexmo/Vonage SMS API: POST form api_key, api_secret, from, to, text; every message status must be 0."""
 
     medium = "sms_nexmo"
+    server = "Nexmo"
     required = ("api_key", "secret", "from")
 
     def send(self, alert: Alert) -> None:

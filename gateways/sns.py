@@ -42,6 +42,7 @@ class SnsGateway(Gateway):
     """Publish(TopicArn=address, Subject=subject cut to 100, Message=body) through boto3."""
 
     medium = "sns"
+    server = "SNS"
     required = ("access_key", "secret_key")
 
     def __init__(self, settings: Mapping[str, Any], session: requests.Session | None = None) -> None:

@@ -2,9 +2,11 @@
 
 One SimpleWorker per medium drains the rq queue named after it; the medium's
 sender lives as long as the process, so connections are reused between alerts.
-Retries are rq's (intervals set by flapjack_py.notify.enqueue); a `Retry-After` from
-the far end stretches the next interval. Jobs left in rq's started registry by
-a worker that died (SIGKILL) are retried, or failed when out of tries, when a
+Retries are rq's (intervals set by flapjack_py.notify.enqueue), until the alert is
+`retry_max_age` old (gateways/batch.py); a `Retry-After` from the far end stretches
+the next interval. While the server refuses, the medium's circuit breaker
+(gateways/breaker.py) holds its jobs and probes. Jobs left in rq's started registry by
+a worker that died (SIGKILL) are retried, or failed when too old, when a
 worker starts and at every maintenance round. rq's public API only: the writes
 that take a job back are flapjack_py.store.recovery's.
 """
@@ -34,6 +36,7 @@ from rq.serializers import JSONSerializer
 
 from flapjack_py.config.settings import Config, read_config_file
 from flapjack_py.model.alert import alert_from_json
+from flapjack_py.model.delivery import RetryPolicy
 from flapjack_py.model.heartbeat import Heartbeat
 from flapjack_py.runtime.connection import clients_for, open_clients
 from flapjack_py.store import alerts as alert_store
@@ -44,7 +47,8 @@ from flapjack_py.store.plumbing.client import BytesRedis, Clients, StrRedis
 from flapjack_py.store.plumbing.processes import pid_alive
 
 from . import base
-from .batch import CONCURRENCY, Senders, deliver_batch, stretch_next_interval
+from .batch import CONCURRENCY, Senders, deliver_batch, fail_expired, keep_retrying, stretch_next_interval
+from .breaker import POLL, Breaker
 from .liveness import alive
 
 log = logging.getLogger(__name__)
@@ -65,6 +69,8 @@ HEARTBEAT_EVERY = 5.0
 """Seconds between the rq worker heartbeats of a delivering worker (and checks for a maintenance round)."""
 IDLE_WAIT = 1
 """Seconds a worker blocks on its empty queue before it looks at its heartbeat and stop flag again."""
+SWEEP_EVERY = 5.0
+"""Seconds between a waiting worker's looks for held alerts older than retry_max_age (while the breaker is open)."""
 ABANDONED_REASON = "worker died while delivering"
 
 _gateways: dict[str, base.Gateway] = {}
@@ -82,8 +88,9 @@ def deliver(payload: object) -> str:
     assert job is not None, "deliver() runs inside an rq job"
     alert = alert_from_json(payload)
     gateway = _gateway_for(alert["media"])
+    keep = keep_retrying(job, RetryPolicy.of(gateway.settings), time.time())
     try:
-        return base.deliver_alert(gateway, alert, _store_client(job.connection), last_try=not job.retries_left)
+        return base.deliver_alert(gateway, alert, _store_client(job.connection), last_try=not keep)
     except base.DeliveryFailed as exc:
         if exc.retry_after:
             stretch_next_interval(job, exc.retry_after)
@@ -105,6 +112,7 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
     use_clients(clients)
     _gateways[name] = gateway
     senders = Senders(gateway, int(gateway.settings.get("concurrency", CONCURRENCY)))
+    breaker = Breaker(clients.text, name, gateway.server, senders.policy.retries)
     stop_polling = threading.Event()
     try:
         worker = make_worker(clients.raw, name)
@@ -113,12 +121,12 @@ def run_gateway(name: str, config: Config, burst: bool = False) -> int:
                  " (burst)" if burst else "")
         if burst:
             _poll_once(gateway, clients.text)
-            _work_burst(worker, senders, float(gateway.settings.get("burst_wait", BURST_WAIT)))
+            _work_burst(worker, senders, breaker, float(gateway.settings.get("burst_wait", BURST_WAIT)))
             return 0
         _start_poller(gateway, clients.text, stop_polling)
         _every(SCHEDULE_TICK, lambda: _tick(worker.queues[0]), stop_polling, f"{name}-retries")
         with alive(clients.text, config, name) as beat:
-            _work_until_stopped(worker, senders, beat)
+            _work_until_stopped(worker, senders, breaker, beat)
         return 0
     finally:
         stop_polling.set()
@@ -197,7 +205,7 @@ def _module_runner(name: str) -> Callable[[Config, bool], int] | None:
     return base.declaration(name).run
 
 
-def _work_until_stopped(worker: GatewayWorker, senders: Senders, beat: Heartbeat) -> None:
+def _work_until_stopped(worker: GatewayWorker, senders: Senders, breaker: Breaker, beat: Heartbeat) -> None:
     """Deliver batches until SIGTERM/SIGINT; when Redis is lost (e.g. during a Sentinel failover) start a
     fresh worker after a back-off, so the process, its heartbeat and its watchdog live on."""
     backoff = 1.0
@@ -205,7 +213,7 @@ def _work_until_stopped(worker: GatewayWorker, senders: Senders, beat: Heartbeat
     while True:
         worker.liveness = beat
         try:
-            _run_batches(worker, senders, burst=False)
+            _run_batches(worker, senders, breaker, burst=False)
             return
         except redis.ConnectionError as exc:
             log.error("gateway %s: lost Redis (%s); starting the worker again in %.0fs", beat.medium, exc, backoff)
@@ -273,20 +281,34 @@ def _gateway_for(medium: str) -> base.Gateway:
     return gateway
 
 
-def _run_batches(worker: GatewayWorker, senders: Senders, *, burst: bool) -> None:
-    """Deliver batches of the worker's queue until it is stopped (or, with burst, until the queue is empty),
-    registered as an rq worker (heartbeat, maintenance rounds) meanwhile."""
+def _run_batches(worker: GatewayWorker, senders: Senders, breaker: Breaker, *, burst: bool,
+                 burst_wait: float = 0.0) -> None:
+    """Deliver batches of the worker's queue until it is stopped (or, with burst, until the queue is empty, or
+    the breaker's next probe is more than `burst_wait` s away), registered as an rq worker (heartbeat,
+    maintenance rounds) meanwhile."""
     rq_queue, store = worker.queues[0], _store_client(worker.connection)
     worker.register_birth()  # type: ignore[no-untyped-call]  # rq's method has no annotations
     try:
-        last_beat = 0.0
+        last_beat = last_sweep = 0.0
         while not worker.stopping:
             if time.monotonic() - last_beat > HEARTBEAT_EVERY:
                 worker.heartbeat()
                 last_beat = time.monotonic()
                 if worker.should_run_maintenance_tasks:
                     worker.run_maintenance_tasks()
-            taken = deliver_batch(rq_queue, worker.name, senders, store, 0 if burst else IDLE_WAIT)
+            admit = breaker.admit()
+            if admit.wait:  # the server refuses: hold the jobs, fail those too old
+                if time.monotonic() - last_sweep > SWEEP_EVERY and breaker.state is not None:
+                    fail_expired(rq_queue, worker.name, store, senders.policy, breaker.state.error)
+                    last_sweep = time.monotonic()
+                if burst and (admit.wait > burst_wait or not rq_queue.count):
+                    return
+                time.sleep(min(admit.wait, POLL))
+                continue
+            taken = deliver_batch(rq_queue, worker.name, senders, store, 0 if burst else IDLE_WAIT, breaker,
+                                  admit.probe)
+            if admit.probe and not taken:
+                breaker.release()
             if taken and worker.liveness is not None:
                 worker.liveness.done(taken, time.time())
             if burst and not taken:
@@ -304,11 +326,12 @@ def _stop_on_signals(worker: GatewayWorker) -> None:
         signal.signal(signum, lambda _signum, _frame: setattr(worker, "stopping", True))
 
 
-def _work_burst(worker: GatewayWorker, senders: Senders, burst_wait: float) -> None:
-    """Deliver what is queued, waiting (at most burst_wait s each time) for scheduled retries to fall due."""
+def _work_burst(worker: GatewayWorker, senders: Senders, breaker: Breaker, burst_wait: float) -> None:
+    """Deliver what is queued, waiting (at most burst_wait s each time) for scheduled retries to fall due and
+    for the breaker's probes."""
     queue = worker.queues[0]
     for _ in range(BURST_ROUNDS):
-        _run_batches(worker, senders, burst=True)
+        _run_batches(worker, senders, breaker, burst=True, burst_wait=burst_wait)
         due = _next_due(queue.scheduled_job_registry)
         if due is None or due - time.time() > burst_wait:
             return
@@ -398,11 +421,33 @@ def _requeue_or_fail(client: BytesRedis, registry: StartedJobRegistry, execution
         deliveries.settle_jobs(queue, [Settled(Taken(job, execution), Settle.FINISHED, AlertStatus.DELIVERED)],
                                execution.worker_name)
         return
-    if job is not None and job.retries_left and job.retries_left > 0:
+    retry, reason = job is not None and _retry_abandoned(job, queue.name), ABANDONED_REASON
+    if retry:
         log.warning("alert %s: %s; retrying", job_id, ABANDONED_REASON)
     elif job is not None:  # the alert first: should this process die before rq's writes, the next recovery redoes both
-        base.record_failed_job(_store_client(client), job_id, job.args[0] if job.args else None, ABANDONED_REASON)
-    recovery.retry_or_fail_abandoned(registry, execution, queue, job, ABANDONED_REASON)
+        reason = _abandoned_reason(client, job, queue.name)
+        base.record_failed_job(_store_client(client), job_id, job.args[0] if job.args else None, reason)
+    recovery.retry_or_fail_abandoned(registry, execution, queue, job, reason, retry)
+
+
+def _policy_for(medium: str, job: Job) -> RetryPolicy:
+    """The retry policy of this process's gateway of `medium`; without one, retries as the job was written with."""
+    gateway = _gateways.get(medium)
+    if gateway is not None:
+        return RetryPolicy.of(gateway.settings)
+    return RetryPolicy(retries=job.retries_left is not None or job.retry_intervals is not None)
+
+
+def _retry_abandoned(job: Job, medium: str) -> bool:
+    """Whether an abandoned job is tried again (its medium retries and it is younger than retry_max_age)."""
+    return keep_retrying(job, _policy_for(medium, job), time.time())
+
+
+def _abandoned_reason(client: BytesRedis, job: Job, medium: str) -> str:
+    """Why an abandoned job that is not retried fails: its worker died, or (retried too long) its alert's last error."""
+    if not _policy_for(medium, job).retries:
+        return ABANDONED_REASON
+    return alert_store.load_errors(_store_client(client), [job.id]).get(job.id) or ABANDONED_REASON
 
 
 def _delivered(client: BytesRedis, alert_id: str) -> bool:
@@ -412,8 +457,14 @@ def _delivered(client: BytesRedis, alert_id: str) -> bool:
 
 def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -> bool:
     """rq exception handler: when rq itself gives up an abandoned job, mark its alert failed."""
-    if exc_type is AbandonedJobError and not (job.retries_left and job.retries_left > 0) and job.args:
-        base.record_failed_job(_store_client(job.connection), job.id, job.args[0], ABANDONED_REASON)
+    if exc_type is not AbandonedJobError:
+        return True
+    if _retry_abandoned(job, job.origin):  # tries left now (rq retries it when it has)
+        return True
+    job.retries_left = 0  # too old: rq fails it
+    if job.args:
+        base.record_failed_job(_store_client(job.connection), job.id, job.args[0],
+                               _abandoned_reason(job.connection, job, job.origin))
     return True
 
 

@@ -19,6 +19,8 @@ from flapjack_py.config.types import Bool, Seconds, Section, Text, Timeout, Wait
 MAX_RETRIES = 100
 MAX_WORKERS = 64
 MAX_CONCURRENCY = 64
+MAX_RETRY_AGE = 7 * 86400
+"""Longest `retry_max_age`: a week (as long as rq keeps a failed job)."""
 
 
 class GatewaySettings(Section):
@@ -30,6 +32,9 @@ class GatewaySettings(Section):
     enabled: Bool = False
     retries: Annotated[int, Field(ge=0, le=MAX_RETRIES, strict=True)] = 3
     retry_intervals: tuple[Seconds, ...] | None = Field(default=None, min_length=1)
+    retry_max_age: Annotated[Seconds, Field(ge=1, le=MAX_RETRY_AGE)] | None = None
+    """Seconds after it was queued that an alert's failed tries are no longer retried: it fails with its last error
+    (unset: flapjack_py.model.delivery's RETRY_MAX_AGE, 3600)."""
     templates: Text | dict[Text, Text] | None = None
     timeout: Timeout | None = None
     burst_wait: Wait | None = None

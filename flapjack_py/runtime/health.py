@@ -3,7 +3,8 @@
 `check_health` reads (flapjack_py.store.health) and `assess` decides (pure):
 failing when Redis is unreachable, no executive heartbeat is fresh, the oldest
 queued event waited longer than `watchdog.max_queue_age`, or an enabled
-gateway has no live worker or keeps failing alerts.
+gateway has no live worker or keeps failing alerts. A gateway whose server
+refuses (its circuit breaker is open) is a warning: its alerts wait, held.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import redis
 
 from flapjack_py.config.settings import Config
+from flapjack_py.model.delivery import refusing_text
 from flapjack_py.model.heartbeat import Heartbeat
 from flapjack_py.store.health import HealthInputs, load_health_inputs
 from flapjack_py.store.plumbing.client import StrRedis
@@ -35,7 +37,7 @@ class Health:
     queue_length: int = 0
     queue_age: int = 0
     gateways: dict[str, dict[str, int]] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()  # degraded but working: an executive's housekeeping chore overran
+    warnings: tuple[str, ...] = ()  # degraded but working: a housekeeping chore overran, a gateway's server refuses
 
     @property
     def status(self) -> str:
@@ -75,6 +77,7 @@ def assess(inputs: HealthInputs, config: Config, now: int) -> Health:
         reasons.append(f"The oldest queued event has waited {span(inputs.queue_age)} "
                        f"({inputs.queue_length} queued) — events are not being processed in time")
     gateways = {}
+    refusing = []
     for medium in enabled_media(config):
         workers = [b for b in inputs.gateways.get(medium, []) if now - b.at <= wd.heartbeat_timeout]
         failed = inputs.recent_failures.get(medium, 0)
@@ -83,9 +86,14 @@ def assess(inputs: HealthInputs, config: Config, now: int) -> Health:
             reasons.append(f"Gateway {medium} has no live worker — {medium} alerts are not being delivered")
         if failed >= wd.max_failures:
             reasons.append(f"Gateway {medium}: {failed} alerts failed in the last {span(wd.failure_window)}")
+        breaker = inputs.breakers.get(medium)
+        if breaker is not None:
+            waiting = inputs.waiting.get(medium, 0)
+            gateways[medium] |= {"refusing_since": int(breaker.since), "waiting": waiting}
+            refusing.append(refusing_text(medium, breaker, waiting, now))
     return Health(ok=not reasons, reasons=tuple(reasons), checks=inputs.checks, executives=len(fresh),
                   last_executive_age=last_age, queue_length=inputs.queue_length, queue_age=inputs.queue_age,
-                  gateways=gateways, warnings=tuple(_slow_chores(fresh, now)))
+                  gateways=gateways, warnings=(*_slow_chores(fresh, now), *refusing))
 
 
 SLOW_CHORE_SHOWN = 600

@@ -19,7 +19,9 @@ from redis.lock import Lock
 from rq.registry import FailedJobRegistry
 
 from flapjack_py import keys
+from flapjack_py.model.delivery import BreakerState
 from flapjack_py.model.heartbeat import Heartbeat, parse_heartbeat
+from flapjack_py.store.breaker import load_breakers, waiting_alerts
 from flapjack_py.store.plumbing.client import StrRedis, to_int
 
 log = logging.getLogger(__name__)
@@ -41,6 +43,8 @@ class HealthInputs:
     queue_age: int = 0  # seconds the event at the head of the queue has been there
     recent_failures: dict[str, int] = field(default_factory=dict)  # medium -> alerts failed in the window
     checks: int = 0
+    breakers: dict[str, BreakerState] = field(default_factory=dict)  # medium -> its open circuit breaker
+    waiting: dict[str, int] = field(default_factory=dict)  # medium with an open breaker -> jobs waiting
 
 
 @dataclass
@@ -90,7 +94,7 @@ def load_heartbeats(client: StrRedis, now: int) -> list[tuple[str, int, Heartbea
 def load_health_inputs(client: StrRedis, queue: str, media: Iterable[str], now: int,
                        failure_window: int, failure_ttl: int) -> HealthInputs:
     """Read everything health needs; `media` are the enabled gateways. Raises redis.RedisError."""
-    found = HealthInputs()
+    found, media = HealthInputs(), list(media)
     executive_prefix = keys.executive_heartbeat("", 0).split(":")[0] + ":"
     for key, last, beat in load_heartbeats(client, now):
         if key.startswith(executive_prefix):
@@ -103,6 +107,8 @@ def load_health_inputs(client: StrRedis, queue: str, media: Iterable[str], now: 
     found.checks = int(client.zcard(keys.all_checks()))
     found.recent_failures = {medium: recent_failures(client, medium, now, failure_window, failure_ttl)
                              for medium in media}
+    found.breakers = load_breakers(client, media)
+    found.waiting = {medium: waiting_alerts(client, medium) for medium in found.breakers}
     return found
 
 

@@ -21,16 +21,20 @@ log = logging.getLogger(__name__)
 
 
 def retry_or_fail_abandoned(registry: StartedJobRegistry, execution: Execution, queue: Queue, job: Job | None,
-                            reason: str) -> bool:
+                            reason: str, retry: bool | None = None) -> bool:
     """Remove a dead worker's `execution` from rq's started `registry` and, in the same MULTI, retry its `job`
-    (rq's retry: scheduled after its next interval, or queued again) when it has tries left, else move it to
-    rq's failed registry with `reason`. `job` None (its hash is gone): only the execution is removed.
+    (rq's retry: scheduled after its next interval, or queued again) when `retry` (None: when it has tries
+    left), else move it to rq's failed registry with `reason`. `job` None (its hash is gone): only the
+    execution is removed.
 
     Returns True when the job is retried."""
-    retried = job is not None and bool(job.retries_left and job.retries_left > 0)
+    if retry is None:
+        retry = job is not None and bool(job.retries_left and job.retries_left > 0)
+    retried = job is not None and retry
     with queue.connection.pipeline() as pipe:
         registry.remove_execution(execution, pipeline=pipe)
         if job is not None and retried:
+            job.retries_left = max(job.retries_left or 0, 1)  # retried until its age says (a count would end it)
             job.retry(queue, pipe)
         elif job is not None:
             job.set_status(JobStatus.FAILED, pipeline=pipe)

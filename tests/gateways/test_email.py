@@ -122,7 +122,8 @@ def test_server_down_then_back_delivers_each_alert_once(redis_server, enqueue, b
 
 
 def test_failed_after_last_try_records_reason_without_password(redis_server, enqueue, burst, real_r, real_s):
-    config = gateway_config(redis_server.url, "email", retries=1, retry_intervals=[0],
+    # tried until retry_max_age, not for a count of tries (tests/gateways/test_breaker.py)
+    config = gateway_config(redis_server.url, "email", retries=1, retry_intervals=[0], retry_max_age=1,
                             smtp_config={"host": "127.0.0.1", "port": 1, "auth": {"username": "u",
                                                                                  "password": "s3cr3t-pw"}})
     alert = enqueue(config)

@@ -50,9 +50,12 @@ HEALTH = {"type": "object", "required": ["status", "reasons"], "properties": {
     "checks": {"type": ["integer", "null"], "description": "only with a token or session (any role)"},
     "executives": {"type": "object", "description": "only with a token or session (any role)"},
     "queue": {"type": "object", "description": "only with a token or session (any role)"},
-    "gateways": {"type": "object", "description": "only with a token or session (any role)"},
+    "gateways": {"type": "object", "description": "only with a token or session (any role): per enabled medium "
+                 "`workers`, `recent_failures`, and while its server refuses (its circuit breaker is open) "
+                 "`refusing_since` (unix time) and `waiting` (alerts queued or scheduled for a retry)"},
     "warnings": {"type": "array", "items": {"type": "string"}, "description": "only with a token or session "
-                 "(any role): degraded but working, e.g. an executive's housekeeping chore that overran"}}}
+                 "(any role): degraded but working, e.g. an executive's housekeeping chore that overran, or "
+                 "`email: SMTP refusing since 03:12 UTC, 412 alerts waiting`"}}}
 
 PATHS: dict[str, Any] = {
     "/health": {"get": {**operation("Is monitoring working? (no token needed)",

@@ -372,3 +372,57 @@ if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then
 end
 return 0
 """
+
+TAKE_QUEUED_JOBS = """
+-- KEYS[1] an rq queue (a list of job ids), KEYS[2] its intermediate list
+-- ARGV job ids
+-- Moves each job id still on the queue, wherever it stands, to the intermediate list (as a worker taking it
+-- does: should the caller die before starting it, recover_intermediate puts it back). Returns the ids moved
+-- (those another worker took first are not).
+local moved = {}
+for _, job_id in ipairs(ARGV) do
+  if redis.call('LREM', KEYS[1], 1, job_id) == 1 then
+    redis.call('RPUSH', KEYS[2], job_id)
+    moved[#moved + 1] = job_id
+  end
+end
+return moved
+"""
+
+BREAKER_TRIP = """
+-- KEYS[1] a gateway's breaker hash
+-- ARGV[1] now, ARGV[2] first step, ARGV[3] first probe time, ARGV[4] server kind, ARGV[5] error, ARGV[6] TTL
+-- Opens the breaker (since now) unless it is open already, when only its error is updated; the TTL renewed.
+-- Returns 1 when opened here, 0 when it was open.
+local opened = 0
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'since', ARGV[1], 'step', ARGV[2], 'next_probe', ARGV[3], 'server', ARGV[4])
+  opened = 1
+end
+redis.call('HSET', KEYS[1], 'error', ARGV[5])
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+return opened
+"""
+
+BREAKER_CLAIM_PROBE = """
+-- KEYS[1] a gateway's breaker hash
+-- ARGV[1] now, ARGV[2] the time the probe's claim holds until, ARGV[3] TTL
+-- Claims the probe that is due: its next_probe moved to ARGV[2], so that no other worker probes meanwhile.
+-- Returns 1 when claimed, 0 when no probe is due yet, -1 when the breaker is closed.
+local due = redis.call('HGET', KEYS[1], 'next_probe')
+if not due then return -1 end
+if tonumber(due) > tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'next_probe', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+BREAKER_UPDATE = """
+-- KEYS[1] a gateway's breaker hash
+-- ARGV[1] TTL, ARGV[2..] field, value, ...
+-- Sets the fields and renews the TTL of an open breaker; a closed one stays closed. Returns 1 when open.
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
