@@ -17,15 +17,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from flapjack_py import keys
+from flapjack_py.access import Role
 from flapjack_py.model.actors import Actor
 from flapjack_py.model.checks import ack_hash
 from flapjack_py.model.events import DEFAULT_ACK_DURATION, action_event
+from flapjack_py.model.teams import Acting, NotOwned, may_act
 from flapjack_py.oncall import recurrence
 from flapjack_py.oncall.recurrence import Series
 from flapjack_py.store import audit, history
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import maintenance_series as series_store
+from flapjack_py.store import teams as team_store
 from flapjack_py.store.events import push_events
 from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.timeparse import parse_duration
@@ -53,8 +56,12 @@ def ack_seconds(typed: str) -> int:
 
 
 def acknowledge(client: StrRedis, queue: str, checks: Checks, *, duration: int, message: str, actor: Actor,
-                now: int) -> int:
-    """Queue one acknowledgement action event per check (one push), carrying `actor`; return the duration."""
+                now: int, acting: Acting | None = None) -> int:
+    """Queue one acknowledgement action event per check (one push), carrying `actor`; return the duration.
+
+    With `acting` (who acts, for team ownership) raises NotOwned, acting on none, when any check is refused.
+    """
+    authorise(client, "acknowledge", checks, actor, acting, now)
     seconds = duration if duration > 0 else DEFAULT_ACK_DURATION
     push_events(client, [action_event("acknowledgement", entity, check, summary=message or None, duration=seconds,
                                       time=now, ack_id=ack_hash(keys.check_id(entity, check)), actor=actor)
@@ -72,9 +79,10 @@ def escalate(client: StrRedis, entity: str, check: str, *, actor: Actor, now: in
 
 
 def test_notifications(client: StrRedis, queue: str, checks: Checks, *, actor: Actor, now: int,
-                       summary: str | None = None) -> None:
+                       summary: str | None = None, acting: Acting | None = None) -> None:
     """Queue one test_notifications action event per check, in one push (worded as Flapjack's UI did unless
     a summary is given)."""
+    authorise(client, "test_notifications", checks, actor, acting, now)
     push_events(client, [action_event("test_notifications", entity, check, time=now, actor=actor,
                                       summary=summary or f"Testing notifications to all contacts interested in "
                                                          f"entity: {entity}, check: {check}")
@@ -83,42 +91,49 @@ def test_notifications(client: StrRedis, queue: str, checks: Checks, *, actor: A
 
 
 def create_scheduled(client: StrRedis, entity: str, check: str, start: int, duration: int, summary: str, *,
-                     actor: Actor, now: int) -> None:
+                     actor: Actor, now: int, acting: Acting | None = None) -> None:
     """Add a scheduled maintenance window made by `actor`."""
+    authorise(client, "create_scheduled_maintenance", [(entity, check)], actor, acting, now)
     maint.create_scheduled(client, entity, check, start, duration, summary, now, actor)
     _audit(client, actor, "create_scheduled_maintenance", [(entity, check)], now,
            detail=f"from {start} for {duration}s {summary}".strip())
 
 
 def create_unscheduled(client: StrRedis, entity: str, check: str, start: int, duration: int, summary: str, *,
-                       actor: Actor, now: int) -> None:
+                       actor: Actor, now: int, acting: Acting | None = None) -> None:
     """Write an unscheduled maintenance window directly (the command line's `maintenance create`; channels
     that acknowledge queue an event with `acknowledge` instead, so the executive applies it in order)."""
+    authorise(client, "create_unscheduled_maintenance", [(entity, check)], actor, acting, now)
     maint.create_unscheduled(client, entity, check, start, duration, summary, now, actor)
     _audit(client, actor, "create_unscheduled_maintenance", [(entity, check)], now,
            detail=f"from {start} for {duration}s {summary}".strip())
 
 
 def end_unscheduled(client: StrRedis, entity: str, check: str, *, actor: Actor, now: int,
-                    end_time: int | None = None) -> bool:
+                    end_time: int | None = None, acting: Acting | None = None) -> bool:
     """End the acknowledgement (unscheduled maintenance) in force at `end_time` (default now); False when
     there is none."""
+    authorise(client, "end_acknowledgement", [(entity, check)], actor, acting, now)
     ended = maint.end_unscheduled(client, entity, check, now if end_time is None else end_time)
     _audit(client, actor, "end_acknowledgement", [(entity, check)], now, outcome="ok" if ended else "none in force")
     return ended
 
 
-def end_scheduled(client: StrRedis, entity: str, check: str, start: int, *, actor: Actor, now: int) -> bool:
+def end_scheduled(client: StrRedis, entity: str, check: str, start: int, *, actor: Actor, now: int,
+                  acting: Acting | None = None) -> bool:
     """End (or delete, if it has not begun) the scheduled window starting at `start`."""
+    authorise(client, "end_scheduled_maintenance", [(entity, check)], actor, acting, now)
     ended = maint.end_scheduled(client, entity, check, start, now)
     _audit(client, actor, "end_scheduled_maintenance", [(entity, check)], now,
            outcome="ok" if ended else "unknown or over", detail=str(start))
     return ended
 
 
-def end_maintenance(client: StrRedis, entity: str, check: str, *, actor: Actor, now: int) -> list[str]:
+def end_maintenance(client: StrRedis, entity: str, check: str, *, actor: Actor, now: int,
+                    acting: Acting | None = None) -> list[str]:
     """End the acknowledgement and the scheduled window in force; return what ended ("acknowledgement",
     "scheduled maintenance"), [] when nothing was in force."""
+    authorise(client, "end_maintenance", [(entity, check)], actor, acting, now)
     ended = ["acknowledgement"] if end_unscheduled(client, entity, check, actor=actor, now=now) else []
     start = maint.in_force(client, entity, check, maint.SCHEDULED)
     if start is not None and end_scheduled(client, entity, check, start, actor=actor, now=now):
@@ -148,14 +163,39 @@ def delete_series(client: StrRedis, series_id: str, *, actor: Actor, now: int) -
     return True
 
 
-def set_enabled(client: StrRedis, entity: str, check: str, enabled: bool, *, actor: Actor, now: int) -> None:
+def set_enabled(client: StrRedis, entity: str, check: str, enabled: bool, *, actor: Actor, now: int,
+                acting: Acting | None = None) -> None:
     """Enable or disable a check: disabling drops it from current_checks:E (and the entity from
     current_entities when none is left); its next event enables it."""
+    authorise(client, "enable" if enabled else "disable", [(entity, check)], actor, acting, now)
     if enabled:
         history.enable_check(client, entity, check, now)
     else:
         history.disable_check(client, entity, check)
     _audit(client, actor, "enable" if enabled else "disable", [(entity, check)], now)
+
+
+def refused(client: StrRedis, checks: Checks, acting: Acting | None) -> list[tuple[str, str]]:
+    """The checks `acting` may not act on because of team ownership (flapjack_py.model.teams); [] for None
+    (the command line, the engine, PagerDuty's sync: no user to hold to a team)."""
+    if acting is None or acting.role is Role.ADMIN or not checks:
+        return []
+    teams = team_store.list_teams(client)
+    facts = team_store.ownership(client, list(checks), [tag for team in teams for tag in team.tags])
+    return [(item.entity, item.check) for item in facts if not may_act(teams, item, acting)]
+
+
+def authorise(client: StrRedis, action: str, checks: Checks, actor: Actor, acting: Acting | None, now: int) -> None:
+    """Raise NotOwned (after writing a `refused` audit entry per refused check) unless `acting` may act on all."""
+    refused_checks = refused(client, checks, acting)
+    if refused_checks and acting is not None:
+        record_refused(client, action, refused_checks, actor, now)
+        raise NotOwned(acting.user, [keys.check_id(entity, check) for entity, check in refused_checks])
+
+
+def record_refused(client: StrRedis, action: str, checks: Checks, actor: Actor, now: int) -> None:
+    """Write the audit entries of `action` refused on `checks` (not owned by the actor's teams)."""
+    _audit(client, actor, action, checks, now, outcome="refused", detail="not owned by the user's teams")
 
 
 def _audit(client: StrRedis, actor: Actor, action: str, checks: Checks, now: int, *, outcome: str = "ok",

@@ -759,6 +759,12 @@ def audit() -> str:
     return "audit"
 
 
+def teams() -> str:
+    """hash: team id -> JSON {name, members, entities, tags, schedules, policies, contacts} (flapjack-py
+    addition, flapjack_py.store.teams)."""
+    return "teams"
+
+
 def audit_token_seen(token_id: str) -> str:
     """`audit:token_seen:ID`: set (for an hour) when token ID's use was last written to the audit trail."""
     return f"audit:token_seen:{token_id}"

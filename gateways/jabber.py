@@ -307,13 +307,15 @@ class JabberSender:
 class JabberGateway:
     """The running gateway: the XMPP client in an asyncio thread and the drain thread."""
 
-    def __init__(self, settings: Mapping[str, Any], clients: Clients, events_queue: str = "events") -> None:
+    def __init__(self, settings: Mapping[str, Any], clients: Clients, events_queue: str = "events",
+                 unowned_checks: str = "everyone") -> None:
         self.raw_settings = settings
         self.settings = JabberSettings.from_mapping(settings)
         self.redis = clients.raw  # rq
         worker.use_clients(clients)
         bot = Bot(clients.text, BotSettings(alias=self.settings.alias, identifiers=self.settings.identifiers,
-                                      events_queue=events_queue, boot_time=int(time.time())))
+                                      events_queue=events_queue, boot_time=int(time.time()),
+                                      unowned_checks=unowned_checks))
         self.loop = asyncio.new_event_loop()
         self.xmpp: JabberClient = self._in_loop(lambda: JabberClient(self.settings, bot))
         self.stopped = threading.Event()
@@ -417,7 +419,7 @@ def run(config: Config, burst: bool = False) -> int:
     """
     settings = base.gateway_settings(config, MEDIUM, REQUIRED)
     clients, embedded = open_clients(config)
-    gateway = JabberGateway(settings, clients, config.executive.queue)
+    gateway = JabberGateway(settings, clients, config.executive.queue, config.web.unowned_checks)
     previous = {sig: signal.signal(sig, lambda *_: gateway.stopped.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         gateway.start(burst=burst)

@@ -19,16 +19,19 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from flapjack_py import __version__, actions, timeparse
+from flapjack_py.access import Role
 from flapjack_py.durations import HOUR, words
 from flapjack_py.errors import InvalidDuration
 from flapjack_py.model.actors import Actor
 from flapjack_py.model.events import FAILURE_STATES
 from flapjack_py.model.patterns import InvalidPattern, Match, Pattern, escape
 from flapjack_py.model.patterns import compile_pattern as compile_re2
+from flapjack_py.model.teams import Acting, NotOwned
 from flapjack_py.notify.render import local_time
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance as maint_store
+from flapjack_py.store import teams as team_store
 from flapjack_py.store.plumbing.client import StrRedis
 
 log = logging.getLogger(__name__)
@@ -69,6 +72,8 @@ class BotSettings:
     identifiers: tuple[str, ...] = ("flapjack",)
     events_queue: str = "events"
     boot_time: int = 0
+    unowned_checks: str = "everyone"
+    """config web.unowned_checks: who may act on a check no team owns."""
 
 
 class BadPattern(ValueError):
@@ -150,9 +155,17 @@ class Bot:
             return f"what do you mean, '{command}'? Type 'help' for a list of acceptable commands."
         except BadPattern as exc:
             return f"that doesn't seem to be a valid pattern - /{exc.pattern}/"
+        except NotOwned as exc:
+            return f"refused: {exc}"
         except Exception as exc:  # noqa: BLE001 -- one chat command is a loop boundary
             log.exception("jabber bot: command %r from %s failed", command, sender)
             return f"Oops, something went wrong processing that command ({type(exc).__name__}, {exc})"
+
+    def _acting(self, sender: str) -> Acting:
+        """Who acts as team ownership sees it: a responder, the member of the teams listing the contact whose
+        jabber address `sender` is (none: only checks no team owns, per web.unowned_checks)."""
+        contact = team_store.contact_for_address(self.client, "jabber", sender.split("/")[0])
+        return Acting(jabber_actor(sender).name, Role.RESPONDER, self.settings.unowned_checks, contact)
 
     # --- commands ------------------------------------------------------------
 
@@ -189,7 +202,8 @@ class Bot:
             return f"yeah, no I can't see {entity} in my systems"
         summary = f"Testing notifications to all contacts interested in entity: {entity}, check: {check}"
         actions.test_notifications(self.client, self.settings.events_queue, [(entity, check)],
-                                   actor=jabber_actor(sender), now=now, summary=summary)
+                                   actor=jabber_actor(sender), now=now, summary=summary,
+                                   acting=self._acting(sender))
         log.info("jabber bot: %s asked for test notifications for %s:%s", sender, entity, check)
         return f"so you want me to test notifications for entity: {entity}, check: {check} eh? ... well OK!"
 
@@ -257,6 +271,8 @@ class Bot:
         start = maintenance_start(options, now)
         duration = human_duration(options.get("duration"), BULK_DURATION)
         summary = f"{sender}: {comment or DEFAULT_COMMENT}"
+        actions.authorise(self.client, "create_scheduled_maintenance", checks, jabber_actor(sender),
+                          self._acting(sender), now)
         for entity, check in checks:
             actions.create_scheduled(self.client, entity, check, start, duration, summary, actor=jabber_actor(sender),
                                      now=now)
@@ -320,7 +336,7 @@ class Bot:
     def _queue_ack(self, checks: Sequence[tuple[str, str]], sender: str, summary: str, duration: int,
                    now: int) -> None:
         actions.acknowledge(self.client, self.settings.events_queue, checks, duration=duration, message=summary,
-                            actor=jabber_actor(sender), now=now)
+                            actor=jabber_actor(sender), now=now, acting=self._acting(sender))
         log.info("jabber bot: acknowledgement of %d check(s) by %s queued for %ss", len(checks), sender, duration)
 
     def _maintenance_lines(self, entity: str, check: str, now: int) -> list[str]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import request
+from flask import current_app, request
 
 from flapjack_py.model.actors import Actor
+from flapjack_py.model.teams import Acting
 
 from .auth import current_principal
 
@@ -16,3 +17,10 @@ def request_actor() -> Actor:
     name = "token:web.api_token" if principal.via == "config-token" else principal.name
     channel = "ui" if (request.blueprint or "").startswith("ui") else "api"
     return Actor(name, channel, request.remote_addr)
+
+
+def request_acting() -> Acting:
+    """Who acts in the current request as team ownership sees it (flapjack_py.actions refuses checks their
+    teams do not own): the user, their role, and config web.unowned_checks."""
+    principal = current_principal()
+    return Acting(principal.name, principal.role, current_app.extensions["flapjack"].config.web.unowned_checks)

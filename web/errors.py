@@ -6,11 +6,14 @@ unexpected failures are 500 `internal server error` with the details logged.
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Iterable
 
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
+
+from flapjack_py.model.teams import NotOwned
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,15 @@ def register_error_handlers(app: Flask) -> None:
             return error_response(exc.code or 500, [exc.description or exc.name])
         answer = exc.get_response()
         return Response(answer.get_data(), answer.status_code, answer.headers)
+
+    @app.errorhandler(NotOwned)
+    def not_owned(exc: NotOwned) -> Response:
+        """An action on a check the user's teams do not own (flapjack_py.actions): 403 saying which."""
+        log.warning("refused on %s %s: %s", request.method, request.path, exc)
+        if request.path.startswith("/api"):
+            return error_response(403, [str(exc)])
+        return Response(f"<h1>Forbidden</h1><p>{html.escape(str(exc))}</p>", status=403,
+                        content_type="text/html; charset=utf-8")
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Response:

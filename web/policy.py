@@ -77,6 +77,8 @@ POLICY: dict[str, Role | str] = {
     "api.post_policies": A, "api.patch_policies": A, "api.delete_policies": A,
     # the audit trail (admins only: it names who did what from where)
     "api.get_audit": A, "ui.audit_trail": A,
+    # teams (read by viewers; made, changed and deleted by admins)
+    "api.get_teams": V, "api.post_teams": A, "api.patch_teams": A, "api.delete_teams": A,
     # API: dependencies (read by viewers, made and deleted by admins)
     "api.get_dependencies": V, "api.post_dependencies": A, "api.delete_dependencies": A,
     # UI: dependencies (the list for viewers; admins add and delete, as through the API)

@@ -42,10 +42,12 @@ class Filter:
     text: str = ""
     sort: str = "severity"
     descending: bool = False
+    mine: bool = False
+    """Only the checks the teams of the user own (flapjack_py.model.teams)."""
 
     @property
     def active(self) -> bool:
-        return bool(self.state or self.entity or self.check or self.tag or self.text)
+        return bool(self.state or self.entity or self.check or self.tag or self.text or self.mine)
 
     @property
     def needs_facts(self) -> bool:
@@ -56,7 +58,7 @@ class Filter:
         """The query arguments that rebuild this filter (defaults left out), with `override` applied."""
         values = {"state": self.state, "entity": self.entity, "check": self.check, "tag": self.tag,
                   "text": self.text, "sort": "" if self.sort == "severity" else self.sort,
-                  "desc": "1" if self.descending else ""}
+                  "desc": "1" if self.descending else "", "mine": "1" if self.mine else ""}
         values.update({k: str(v) for k, v in override.items()})
         return {k: v for k, v in values.items() if v}
 
@@ -73,20 +75,22 @@ def parse_filter(args: Mapping[str, str]) -> Filter:
     sort = text("sort")
     return Filter(state=state if state in STATE_FILTERS else "", entity=text("entity") or text("q"),
                   check=text("check"), tag=text("tag"), text=text("text"),
-                  sort=sort if sort in SORTS else "severity", descending=args.get("desc") == "1")
+                  sort=sort if sort in SORTS else "severity", descending=args.get("desc") == "1",
+                  mine=args.get("mine") == "1")
 
 
-def name_matcher(flt: Filter, tagged: Collection[str] = ()) -> Callable[[str], bool]:
-    """A test of an E:C id against the filter's entity, check and tag parts (substring, case-insensitive).
+def name_matcher(flt: Filter, tagged: Collection[str] = (), owned: Collection[str] = ()) -> Callable[[str], bool]:
+    """A test of an E:C id against the filter's entity, check, tag and "my teams" parts (substring,
+    case-insensitive).
 
     `tagged` holds the ids carrying the tag in Redis (check tags, entity tags); the tags every check
-    shows (derived_tags) match too.
+    shows (derived_tags) match too. `owned`: the ids the user's teams own (with `mine`).
     """
     entity, check, tag = flt.entity.lower(), flt.check.lower(), flt.tag.lower()
 
     def matches(check_id: str) -> bool:
         e, _, c = check_id.partition(":")
-        if entity not in e.lower() or check not in c.lower():
+        if entity not in e.lower() or check not in c.lower() or (flt.mine and check_id not in owned):
             return False
         return not tag or check_id in tagged or tag in derived_tags(e, c)
     return matches

@@ -106,6 +106,7 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
     additions |= {(m, "/escalation_policies") for m in ("get", "post", "patch", "delete")}
     additions |= {(m, "/dependencies") for m in ("get", "post", "delete")}
     additions |= {("get", "/audit")}
+    additions |= {(m, "/teams") for m in ("get", "post", "patch", "delete")}
     additions |= {("post", "/receivers/sms/twilio"), ("get", "/receivers/sms/kannel"),
                   ("post", "/receivers/voice/twilio"), ("post", "/receivers/voice/twilio/status")}
     additions |= {("get", f"/analytics/{name}") for name in ("summary", "checks", "people", "suggestions")}

@@ -81,11 +81,12 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     reports,
     rules,
     schedules,
+    teams,
 )
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
              reports, metrics, alerts, receivers, replies, schedules, health, escalation_policies, dependencies, audit,
-             chat, analytics)
+             chat, analytics, teams)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
 __all__ = ["bp", "RESOURCES", "openapi"]

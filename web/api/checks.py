@@ -8,13 +8,14 @@ from typing import Any
 
 from flask import Response
 
-from flapjack_py import keys
+from flapjack_py import actions, keys
 from flapjack_py.model.names import check_name_problem
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import history
 from flapjack_py.store import tags as tag_store
 
+from ..actors import request_acting, request_actor
 from ..errors import ApiError
 from . import bp, paging
 from .common import (
@@ -104,12 +105,16 @@ def patch_checks(ids: str) -> Response:
     json_body()
     targets = resolve_checks(ids)
     client = ctx().client
-    for op in patch_ops("checks"):
+    ops = patch_ops("checks")
+    switches = [op.value for op in ops if op.op == "replace" and op.field == "enabled" and isinstance(op.value, bool)]
+    if switches:
+        actions.authorise(client, "enable" if switches[-1] else "disable", targets, request_actor(), request_acting(),
+                          int(time.time()))
+    for op in ops:
         for entity, check in targets:
-            if op.op == "replace" and op.field == "enabled" and op.value is True:
-                history.enable_check(client, entity, check, int(time.time()))
-            elif op.op == "replace" and op.field == "enabled" and op.value is False:
-                history.disable_check(client, entity, check)
+            if op.op == "replace" and op.field == "enabled" and isinstance(op.value, bool):
+                actions.set_enabled(client, entity, check, op.value is True, actor=request_actor(),
+                                    acting=request_acting(), now=int(time.time()))
             elif op.op == "add" and op.field == "tags":
                 tag_store.add_check_tags(client, entity, check, tag_list(op.value))
             elif op.op == "remove" and op.field == "tags":

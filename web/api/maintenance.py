@@ -16,7 +16,7 @@ from flapjack_py.model.events import DEFAULT_ACK_DURATION
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 
-from ..actors import request_actor
+from ..actors import request_acting, request_actor
 from ..errors import ApiError
 from . import bp
 from . import maintenance_series as series_api
@@ -73,10 +73,11 @@ def post_scheduled(kind: str, ids: str) -> Response:
     series_links = {"checks": [f"{e}:{c}" for e, c in checks]} if kind == "checks" else {"entities": id_list(ids)}
     made = series_api.create_series(recurring, 403, **series_links) if recurring else []
     now = int(time.time())
+    actions.authorise(ctx().client, "create_scheduled_maintenance", checks, request_actor(), request_acting(), now)
     for entity, check in checks:
         for start, duration, summary in windows:
             actions.create_scheduled(ctx().client, entity, check, start, duration, summary, actor=request_actor(),
-                                     now=now)
+                                     acting=request_acting(), now=now)
     response = no_content()
     if made:
         response.headers["Location"] = location("maintenance_series", made)
@@ -105,7 +106,8 @@ def delete_scheduled(kind: str, ids: str) -> Response:
         raise ApiError(403, "start time must be provided")
     now = int(time.time())
     for entity, check in targets(kind, ids):
-        actions.end_scheduled(ctx().client, entity, check, start, actor=request_actor(), now=now)
+        actions.end_scheduled(ctx().client, entity, check, start, actor=request_actor(), acting=request_acting(),
+                              now=now)
     return no_content()
 
 
@@ -119,7 +121,7 @@ def post_unscheduled(kind: str, ids: str) -> Response:
         summary = item["summary"][:1000] if isinstance(item.get("summary"), str) else ""
         duration = min(duration, MAX_DURATION) if duration and duration > 0 else DEFAULT_ACK_DURATION
         actions.acknowledge(ctx().client, ctx().config.executive.queue, checks, duration=duration, message=summary,
-                            actor=request_actor(), now=now)
+                            actor=request_actor(), acting=request_acting(), now=now)
     return no_content()
 
 
@@ -133,9 +135,11 @@ def patch_unscheduled(kind: str, ids: str) -> Response:
         end_time = parse_time(op.value)
         if end_time is None:
             raise ApiError(403, "end time must be provided")
+        actions.authorise(ctx().client, "end_acknowledgement", checks, request_actor(), request_acting(),
+                          int(time.time()))
         for entity, check in checks:
-            actions.end_unscheduled(ctx().client, entity, check, actor=request_actor(), now=int(time.time()),
-                                    end_time=end_time)
+            actions.end_unscheduled(ctx().client, entity, check, actor=request_actor(), acting=request_acting(),
+                                    now=int(time.time()), end_time=end_time)
     return no_content()
 
 
@@ -144,13 +148,15 @@ def post_test_notifications(kind: str, ids: str) -> Response:
     items = optional_items("test_notifications")
     checks = targets(kind, ids)
     now = int(time.time())
+    actions.authorise(ctx().client, "test_notifications", checks, request_actor(), request_acting(), now)
     for entity, check in checks:
         for item in items:
             summary = item.get("summary")
             if not isinstance(summary, str):
                 summary = f"Testing notifications to all contacts interested in entity {entity}"
             actions.test_notifications(ctx().client, ctx().config.executive.queue, [(entity, check)],
-                                       actor=request_actor(), now=now, summary=summary[:1000])
+                                       actor=request_actor(), acting=request_acting(), now=now,
+                                       summary=summary[:1000])
     return no_content()
 
 

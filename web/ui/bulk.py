@@ -19,7 +19,7 @@ from flapjack_py.timeparse import TimeParseError, parse_duration
 from flapjack_py.views import triage
 
 from .. import auth
-from ..actors import request_actor
+from ..actors import request_acting, request_actor
 from . import bp
 from . import triage as overview
 from .check_forms import parse_start
@@ -57,8 +57,11 @@ def bulk() -> tuple[str, int]:
     """Apply form field `action` to the selected checks; answer with what happened to each."""
     action, form = request.form.get("action", ""), request.form
     checks, unknown = _selection()
+    checks, refused = _owned(checks, action)
     if action not in ACTIONS:
         outcome = Outcome("Unknown action: nothing was done.", [], error=True)
+    elif refused and not checks:
+        outcome = Outcome("Refused: no team of yours owns these checks: nothing was done.", [], error=True)
     elif not checks:
         outcome = Outcome("No check was selected: nothing was done.", [], error=True)
     else:
@@ -69,10 +72,20 @@ def bulk() -> tuple[str, int]:
     if request.form.get("all_matching") == "1" and len(checks) >= overview.MAX_MATCHING:
         outcome = Outcome(f"{outcome.headline} Only the first {overview.MAX_MATCHING} matching checks were "
                           "acted on: narrow the filter for the rest.", outcome.results, outcome.error)
-    results = outcome.results + [(i, "no such check: nothing was done") for i in unknown]
+    results = outcome.results + [(i, "refused: no team of yours owns it") for i in refused] + \
+        [(i, "no such check: nothing was done") for i in unknown]
     return render_template("ui/bulk.html", outcome=Outcome(outcome.headline, results, outcome.error),
                            action=ACTIONS.get(action, action), back=auth.safe_next(form.get("back")),
-                           live=False), 400 if outcome.error else 200
+                           live=False), 403 if refused and not checks else 400 if outcome.error else 200
+
+
+def _owned(checks: list[tuple[str, str]], action: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The checks the user may act on, and the ids of those refused (team ownership, flapjack_py.actions),
+    each refusal written to the audit trail."""
+    refused = actions.refused(db(), checks, request_acting())
+    if refused:
+        actions.record_refused(db(), f"bulk_{action}"[:60], refused, request_actor(), now())
+    return [c for c in checks if c not in set(refused)], [keys.check_id(e, c) for e, c in refused]
 
 
 def _selection() -> tuple[list[tuple[str, str]], list[str]]:

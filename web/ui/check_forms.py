@@ -17,7 +17,7 @@ from flapjack_py.oncall.recurrence import InvalidSeries
 from flapjack_py.store.checks import check_exists
 from flapjack_py.timeparse import TimeParseError, parse_duration, parse_time
 
-from ..actors import request_actor
+from ..actors import request_acting, request_actor
 from . import bp
 from .context import config, db, now
 
@@ -60,7 +60,8 @@ def acknowledge(entity: str, check: str) -> Response:
     try:
         actions.acknowledge(db(), config().executive.queue, [(entity, check)],
                             duration=actions.ack_seconds(form.get("duration", "")[:100]),
-                            message=form.get("comment", "").strip()[:500], actor=request_actor(), now=now())
+                            message=form.get("comment", "").strip()[:500], actor=request_actor(),
+                            acting=request_acting(), now=now())
     except TimeParseError as exc:
         return _back(entity, check, error="bad-duration", detail=str(exc))
     return _back(entity, check, notice="ack-queued")
@@ -70,7 +71,8 @@ def acknowledge(entity: str, check: str) -> Response:
 @known_check
 def test_notifications(entity: str, check: str) -> Response:
     """Queue a test_notifications action event."""
-    actions.test_notifications(db(), config().executive.queue, [(entity, check)], actor=request_actor(), now=now())
+    actions.test_notifications(db(), config().executive.queue, [(entity, check)], actor=request_actor(),
+                               acting=request_acting(), now=now())
     return _back(entity, check, notice="test-queued")
 
 
@@ -78,7 +80,7 @@ def test_notifications(entity: str, check: str) -> Response:
 @known_check
 def end_unscheduled(entity: str, check: str) -> Response:
     """End the acknowledgement in force."""
-    ended = actions.end_unscheduled(db(), entity, check, actor=request_actor(), now=now())
+    ended = actions.end_unscheduled(db(), entity, check, actor=request_actor(), acting=request_acting(), now=now())
     return _back(entity, check, notice="unscheduled-ended" if ended else "no-unscheduled")
 
 
@@ -95,7 +97,8 @@ def create_scheduled(entity: str, check: str) -> Response:
         return _back(entity, check, error="bad-start", detail=str(exc))
     try:
         actions.create_scheduled(db(), entity, check, start, parse_duration(form.get("duration", "")[:100]),
-                                 form.get("summary", "")[:1000], actor=request_actor(), now=now())
+                                 form.get("summary", "")[:1000], actor=request_actor(), acting=request_acting(),
+                                 now=now())
     except TimeParseError as exc:
         return _back(entity, check, error="bad-duration", detail=str(exc))
     return _back(entity, check, notice="scheduled-created")
@@ -107,7 +110,7 @@ def end_scheduled(entity: str, check: str) -> Response:
     """End (or delete, if still to come) the scheduled window starting at form field `start`."""
     start = request.form.get("start", "")
     ended = start.isdigit() and actions.end_scheduled(db(), entity, check, int(start[:20]), actor=request_actor(),
-                                                      now=now())
+                                                      acting=request_acting(), now=now())
     return _back(entity, check, notice="scheduled-ended" if ended else "no-scheduled")
 
 
@@ -136,7 +139,7 @@ def delete_series(entity: str, check: str) -> Response:
 def set_enabled(entity: str, check: str) -> Response:
     """Enable (`enabled=true`) or disable the check."""
     enabled = request.form.get("enabled") == "true"
-    actions.set_enabled(db(), entity, check, enabled, actor=request_actor(), now=now())
+    actions.set_enabled(db(), entity, check, enabled, actor=request_actor(), acting=request_acting(), now=now())
     return _back(entity, check, notice="enabled" if enabled else "disabled")
 
 

@@ -14,14 +14,18 @@ from typing import Any
 
 from flask import request, url_for
 
+from flapjack_py.model.teams import teams_of
 from flapjack_py.store import checks as check_store
+from flapjack_py.store import entities as entity_store
 from flapjack_py.store import read_models as queries
+from flapjack_py.store import teams as team_store
 from flapjack_py.store import triage as store
 from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.views import triage
 from flapjack_py.views.rows import CheckRow
 from flapjack_py.views.triage import Filter
 
+from ..auth import current_principal
 from . import bp, paging
 
 PAGE_SIZE = 100
@@ -98,11 +102,23 @@ def _every_check(client: StrRedis, flt: Filter, candidates: list[str], since: di
 def _candidates(client: StrRedis, flt: Filter, since: dict[str, int], matches: Callable[[str], bool]) -> list[str]:
     """E:C ids passing the name and tag parts of the filter (from failed_checks when the state needs failing)."""
     ids = list(since) if flt.state in FAILING_STATES else check_store.all_check_ids(client)
-    return [i for i in ids if matches(i)] if flt.entity or flt.check or flt.tag else ids
+    return [i for i in ids if matches(i)] if flt.entity or flt.check or flt.tag or flt.mine else ids
 
 
 def _matcher(client: StrRedis, flt: Filter) -> Callable[[str], bool]:
-    return triage.name_matcher(flt, store.tagged_check_ids(client, flt.tag) if flt.tag else ())
+    owned = _owned_by_my_teams(client) if flt.mine else set()
+    return triage.name_matcher(flt, store.tagged_check_ids(client, flt.tag) if flt.tag else (), owned)
+
+
+def _owned_by_my_teams(client: StrRedis) -> set[str]:
+    """E:C of the checks the teams of the current user own (by entity or tag)."""
+    mine = teams_of(team_store.list_teams(client), current_principal().name)
+    found: set[str] = set()
+    for entity in {e for team in mine for e in team.entities}:
+        found.update(f"{entity}:{check}" for check in entity_store.entity_check_names(client, entity))
+    for tag in {t for team in mine for t in team.tags}:
+        found |= store.tagged_check_ids(client, tag)
+    return found
 
 
 def _rows(client: StrRedis, page: paging.Page[CheckRow], alerts: int = 0) -> paging.Page[CheckRow]:
