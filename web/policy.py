@@ -36,8 +36,10 @@ POLICY: dict[str, Role | str] = {
     "ui.create_rule": A, "ui.update_rule": A, "ui.delete_rule": A,
     # UI: one action on many checks (selected, or every check a filter matches)
     "ui.bulk": R,
-    # UI forms of an entity
-    "ui.create_entity_series": R, "ui.delete_entity_series": R,
+    # UI forms of an entity (recurring windows; a one-tap window over every check)
+    "ui.create_entity_series": R, "ui.delete_entity_series": R, "ui.entity_maintenance": R,
+    # UI: who is on call (schedules, policies' first level, my shifts)
+    "ui.oncall": V,
     # UI: a recurring-maintenance series (read by viewers, edited by responders, as through the API)
     "ui.maintenance_series": V, "ui.update_series": R,
     # UI: escalation policies (read by viewers; made, changed and deleted by admins, as through the API)
@@ -75,14 +77,17 @@ POLICY: dict[str, Role | str] = {
     "api.post_schedules": A, "api.patch_schedules": A, "api.delete_schedules": A,
     # API: escalation policies
     "api.post_policies": A, "api.patch_policies": A, "api.delete_policies": A,
-    # the audit trail (admins only: it names who did what from where)
-    "api.get_audit": A, "ui.audit_trail": A,
-    # teams (read by viewers; made, changed and deleted by admins)
-    "api.get_teams": V, "api.post_teams": A, "api.patch_teams": A, "api.delete_teams": A,
     # API: dependencies (read by viewers, made and deleted by admins)
     "api.get_dependencies": V, "api.post_dependencies": A, "api.delete_dependencies": A,
     # UI: dependencies (the list for viewers; admins add and delete, as through the API)
     "ui.dependencies": V, "ui.create_dependency": A, "ui.delete_dependency": A,
+    # API: incidents (read by viewers; acknowledged and annotated by responders)
+    "api.get_incidents": V, "api.get_incident": V, "api.get_incident_timeline": V,
+    "api.get_incident_postmortem": V, "api.acknowledge_incident": R, "api.post_incident_note": R,
+    # the audit trail (admins only: it names who did what from where)
+    "api.get_audit": A, "ui.audit_trail": A,
+    # teams (read by viewers; made, changed and deleted by admins)
+    "api.get_teams": V, "api.post_teams": A, "api.patch_teams": A, "api.delete_teams": A,
 }
 
 

@@ -169,6 +169,7 @@ def _alert_from(record: dict[str, str], names: dict[str, str]) -> Alert:
         state=record.get("state", ""), subject=record.get("subject", ""), status=record.get("status", ""),
         error=record.get("error", ""), delivered_at=to_int(record.get("delivered_at")),
         escalation_policy=record.get("escalation_policy", ""), escalation_level=to_int(record.get("escalation_level")),
+        actor=record.get("actor", ""),
     )
 
 

@@ -33,6 +33,7 @@ class Alert:
     delivered_at: int | None = None
     escalation_policy: str = ""  # the escalation policy that paged the contact (and at which level)
     escalation_level: int | None = None
+    actor: str = ""  # acknowledgements: who acknowledged (flapjack_py.model.actors)
 
     @property
     def entity(self) -> str:
@@ -64,6 +65,10 @@ class CheckRow:
     alerts: list[Alert] = field(default_factory=list)
     inhibited_by: str = ""
     """A failing check it depends on (flapjack_py.model.dependencies): its problems are not paged meanwhile."""
+    ack_by: str = ""
+    """Who acknowledged it (the acknowledgement in force's actor), when a list names them."""
+    ack_at: int | None = None
+    """When that acknowledgement began."""
 
     @property
     def id(self) -> str:

@@ -55,7 +55,7 @@ def pages(world: World) -> list[str]:
     return ["/", "/?entity=web-01&state=critical", "/checks/web-01.example.com/HTTP port 80", "/checks/web-01.example.com/Load", "/entities",
             "/entities/web-01.example.com", "/contacts", "/contacts/ann", "/contacts/ann/rules/new",
             f"/contacts/ann/rules/{rule_id}", "/alerts", "/status", "/login", "/no/such/page",
-            "/escalation_policies", "/escalation_policies/web", "/escalation_policies/new"]
+            "/escalation_policies", "/escalation_policies/web", "/escalation_policies/new", "/oncall"]
 
 
 def axe_problems(page: Any) -> list[str]:

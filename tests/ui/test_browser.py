@@ -101,7 +101,7 @@ def test_the_overview_updates_in_place_and_pauses(three_checks: World, page, bas
     three_checks.drain()
     expect(page.locator("#unhandled")).to_contain_text("Disk full", timeout=15_000)
     assert page.locator("body").get_attribute("data-marker") == "same page"  # updated in place, not reloaded
-    assert "3 failing" in page.locator("header nav").inner_text()
+    assert "3 unhandled" in page.locator("header nav").inner_text()
     page.get_by_role("button", name="Pause").click()
     assert page.locator("#live-age").inner_text() == "paused"
     three_checks.event("db-01.example.com", "Disk / Util", "ok", "Disk fine again")

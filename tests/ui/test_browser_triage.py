@@ -34,13 +34,16 @@ def rack(world: World) -> World:
 def test_bulk_acknowledge_twenty_checks_selected_by_a_tag_filter(rack: World, page, base_url: str) -> None:
     page.goto(base_url + "/")
     expect(page.locator("#unhandled h2")).to_contain_text("25")
+    page.locator("#filter-fold summary").click()  # the filters fold behind one control
     page.get_by_label("Tag", exact=True).fill("rack7")
     page.get_by_role("button", name="Filter").click()
     page.wait_for_url("**tag=rack7**")
     expect(page.locator("#all h2")).to_contain_text("20")
     form = page.locator("#bulk")
-    form.get_by_label("all 20 matching checks").check()
+    page.locator("#select-fold summary").click()
+    page.get_by_label("all 20 unhandled problems matching the filters").check()  # unhandled ones only
     expect(page.locator("#bulk-count")).to_have_text("20")
+    form.locator("summary", has_text="More").click()
     form.get_by_label("Action").select_option("acknowledge")
     form.get_by_label("Message").fill("rack 7 fans replaced tonight")
     form.get_by_label("Duration").fill("3 hours")
@@ -68,6 +71,7 @@ def test_selecting_rows_counts_them_and_cancelling_the_confirmation_sends_nothin
     expect(page.locator("#bulk-count")).to_have_text("5")  # the same check in two lists counts once
     assert page.locator("#all input[name=ids]:checked").count() == 5
     page.once("dialog", lambda dialog: dialog.dismiss())
+    page.locator("#bulk summary", has_text="More").click()
     page.locator("#bulk").get_by_role("button", name="Apply").click()
     page.wait_for_timeout(500)
     assert rack.r.llen(keys.events()) == 0 and "/bulk" not in page.url
@@ -77,6 +81,7 @@ def test_filters_survive_a_reload_through_the_url(rack: World, page, base_url: s
     rack.event("other.example.com", "Check 0", "ok", "fans fine")
     rack.drain()
     page.goto(base_url + "/")
+    page.locator("#filter-fold summary").click()
     page.locator("#filters select[name=state]").select_option("critical")
     page.get_by_label("Entity", exact=True).fill("other")
     page.get_by_label("Summary", exact=True).fill("fan")
@@ -99,6 +104,7 @@ def test_filters_survive_a_reload_through_the_url(rack: World, page, base_url: s
 def test_live_updates_keep_a_selection_and_update_the_rest(rack: World, page, base_url: str) -> None:
     page.goto(base_url + "/refresh?every=5&next=/%3Fentity%3Dother")
     page.get_by_label("Select other.example.com / Check 1").first.check()
+    page.locator("#bulk summary", has_text="More").click()
     page.locator("#bulk").get_by_label("Message").fill("half typed")
     rack.r.lpush(keys.events(), json.dumps({"type": "action", "state": "acknowledgement",
                                             "entity": "other.example.com", "check": "Check 4", "duration": 600}))

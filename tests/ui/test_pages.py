@@ -203,7 +203,7 @@ def test_an_unknown_ui_url_is_an_html_page_in_the_layout(failing: World, client,
     assert response.status_code == 404 and response.mimetype == "text/html"
     page = text(response)
     assert "Not found" in page and f"There is no page at {path}" in page
-    assert "Checks 2 failing Entities Contacts Escalation Alerts Status" in page  # the usual frame, menu included
+    assert "Checks 2 unhandled Entities Contacts Escalation" in page and "On call" in page  # the frame, menu
 
 
 def test_an_unknown_api_url_stays_json(failing: World, client) -> None:

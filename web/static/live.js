@@ -47,6 +47,7 @@
     document.title = fresh.title;
     if (window.flapjackLocalTimes) { window.flapjackLocalTimes(); }
     if (window.flapjackCharts) { window.flapjackCharts(); }
+    if (window.flapjackBulk) { window.flapjackBulk(); }  // the action bar follows the boxes still ticked
   }
 
   function refresh() {

@@ -31,6 +31,8 @@ ACTIONS = {
     "test": "Send test notifications", "disable": "Disable", "enable": "Enable",
 }
 """Bulk actions and how the form names them."""
+BAR_MAINTENANCE = "1 hour"
+"""How long the action bar's "Maintenance" button (no duration typed) puts the checks in maintenance."""
 MAX_IDS = 2000
 """Most check ids one form may name (a page shows at most a few hundred; "all matching" sends none)."""
 MAX_ID = 1024
@@ -55,7 +57,8 @@ def bulk_globals() -> dict[str, Any]:
 @bp.post("/bulk")
 def bulk() -> tuple[str, int]:
     """Apply form field `action` to the selected checks; answer with what happened to each."""
-    action, form = request.form.get("action", ""), request.form
+    form = request.form
+    action = form.get("do") or form.get("action", "")  # `do`: a button of the action bar
     checks, unknown = _selection()
     checks, refused = _owned(checks, action)
     if action not in ACTIONS:
@@ -108,8 +111,7 @@ def _acknowledge(checks: list[tuple[str, str]], form: Any) -> Outcome:
 
 def _schedule(checks: list[tuple[str, str]], form: Any) -> Outcome:
     start = parse_start(form.get("start", ""), form.get("timezone", "")[:64])
-    duration = form.get("duration", "")[:100]
-    seconds = parse_duration(duration)
+    seconds = parse_duration(form.get("duration", "")[:100].strip() or BAR_MAINTENANCE)
     for entity, check in checks:
         actions.create_scheduled(db(), entity, check, start, seconds, form.get("comment", "")[:500],
                                  actor=request_actor(), now=now())

@@ -35,6 +35,8 @@ MESSAGES = {
     "enabled": "Check enabled.",
     "disabled": "Check disabled: it is hidden from current checks until its next event.",
     "bad-duration": "Could not read the duration (try '4 hours', '90m', '1h30m' or a number of seconds).",
+    "entity-maintenance": "Every check of the entity is in maintenance (checks that appear meanwhile too).",
+    "bad-maintenance": "Could not put the entity in maintenance:",
     "bad-start": "Could not read the start time (try 'now', 'in 2 hours', 'tomorrow 02:00', ISO 8601).",
 }
 """Message codes a form's redirect carries, and what the check page says for them."""
@@ -58,8 +60,9 @@ def acknowledge(entity: str, check: str) -> Response:
     """Queue an acknowledgement (duration + comment) on the events queue."""
     form = request.form
     try:
+        typed = (form.get("preset") or form.get("duration", ""))[:100]
         actions.acknowledge(db(), config().executive.queue, [(entity, check)],
-                            duration=actions.ack_seconds(form.get("duration", "")[:100]),
+                            duration=ack_duration(typed, form.get("timezone", "")[:64]),
                             message=form.get("comment", "").strip()[:500], actor=request_actor(),
                             acting=request_acting(), now=now())
     except TimeParseError as exc:
@@ -149,6 +152,16 @@ def _back(entity: str, check: str, **message: str) -> Response:
         message["detail"] = message["detail"][:MAX_DETAIL]
     args: dict[str, Any] = {"entity": entity, "check": check, **message}
     return redirect(url_for("ui.check", **args), code=303)
+
+
+def ack_duration(typed: str, zone: str) -> int:
+    """Seconds of an acknowledgement typed as a duration (`4h`) or as `until 08:00` (the next such time in `zone`,
+    default UTC: the browser's zone when it said). Raises TimeParseError."""
+    text = typed.strip()
+    if not text.lower().startswith("until "):
+        return actions.ack_seconds(text)
+    seconds = parse_start(text[len("until "):], zone) - now()
+    return seconds + 86400 if seconds <= 0 else seconds
 
 
 def parse_start(text: str, zone: str) -> int:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from flask import abort, render_template, request
 
 from flapjack_py import timeparse
+from flapjack_py.model import escalation as escalation_model
 from flapjack_py.notify import decisions
 from flapjack_py.oncall import recurrence
 from flapjack_py.store import decisions as decision_store
@@ -15,7 +16,9 @@ from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import flapping as flap_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.store import read_models as queries
+from flapjack_py.store import rules as rule_store
 from flapjack_py.store import staleness as stale_store
+from flapjack_py.views import check_summary
 
 from . import bp, pictures, triage
 from .check_forms import MAX_DETAIL, MESSAGES
@@ -47,6 +50,8 @@ def check(entity: str, check: str) -> str:
     span = pictures.span_arg()
     escalation = escalation_store.load_state(client, entity, check)
     return render_template("ui/check.html", d=detail, c=detail.row, notice=MESSAGES.get(request.args.get("notice", "")),
+                           told=check_summary.told_about(detail.row), next_people=_next_people(escalation),
+                           ack_presets=ACK_PRESETS,
                            error=error, series=series, span=span,
                            timeline=pictures.check_timeline(client, entity, check, span, now()),
                            why=_decisions(entity, check),
@@ -55,8 +60,37 @@ def check(entity: str, check: str) -> str:
                            escalation=escalation, escalated=[a for a in reversed(detail.row.alerts) if a.escalation_level])
 
 
+ACK_PRESETS = (("15m", "15 min"), ("1h", "1 h"), ("4h", "4 h"), ("until 08:00", "until 08:00"))
+"""The check page's one-tap acknowledgement durations (value, label)."""
+
+
+def _next_people(state: escalation_model.State | None) -> tuple[str, ...]:
+    """Names of who the escalation pages next unless acknowledged (none when it is not running)."""
+    if state is None or not state.running or state.next_at is None:
+        return ()
+    policy = next(iter(escalation_store.load_policies(db(), [state.policy])), None)
+    if policy is None:
+        return ()
+    ids = escalation_store.resolve_level(db(), policy, state.step + 1, state.next_at)
+    names = queries.contact_names(db(), ids)
+    return tuple(names.get(i, i) for i in ids)
+
+
 WHY_SHOWN = 10
 """Decision traces shown on a check page."""
+
+
+def _rule_labels(rule_ids: list[str]) -> dict[str, str]:
+    """Rule id -> `of Ann Oncall (2nd)`: whose rule it is and its place among that contact's rules."""
+    rules = rule_store.load_rules_by_id(db(), rule_ids) if rule_ids else []
+    names = queries.contact_names(db(), {r.contact_id for r in rules})
+    labels = {}
+    for rule in rules:
+        order = rule_store.rule_ids(db(), rule.contact_id)
+        place = order.index(rule.id) + 1 if rule.id in order else 0
+        labels[rule.id] = f"#{place} of {names.get(rule.contact_id, rule.contact_id)}" if place else \
+            f"of {names.get(rule.contact_id, rule.contact_id)}"
+    return labels
 
 
 def _decisions(entity: str, check: str) -> dict[str, object]:
@@ -71,6 +105,8 @@ def _decisions(entity: str, check: str) -> dict[str, object]:
         if at is not None and 0 < at - now() <= 86400:  # a time of day means the last one
             at -= 86400
     entries = decisions.at_or_before(decision_store.load(db(), entity, check), at)[:WHY_SHOWN]
-    return {"asked": asked, "problem": problem, "lines": [decisions.describe(e) for e in entries],
+    described = [decisions.describe(e) for e in entries]
+    labels = _rule_labels(check_summary.rule_ids_in([line for lines in described for line in lines]))
+    return {"asked": asked, "problem": problem, "lines": [check_summary.named_rules(lines, labels) for lines in described],
             "kept": config().executive.decision_trace_length}
 

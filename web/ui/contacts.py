@@ -17,9 +17,11 @@ from flapjack_py.store import entities as entity_store
 from flapjack_py.store import media as media_store
 from flapjack_py.store import read_models as queries
 from flapjack_py.store import rules as rule_store
+from flapjack_py.store import schedules as schedule_store
+from flapjack_py.views import oncall as oncall_view
 
 from . import bp, paging
-from .context import db
+from .context import db, now
 from .form_state import FormState, lookup
 
 NOTICES = {
@@ -76,4 +78,14 @@ def render_contact(contact_id: str, failed: FormState | None = None) -> str:
         entities=paging.page_of(sorted(names.get(eid, eid) for eid in entity_ids), paging.page_arg("entities_page")),
         everything=contact_id in entity_store.contact_ids_for_entity(client, keys.ALL_ENTITIES_ID),
         alerts=queries.recent_alerts(client, contact_id, limit=50),
-        forms=lookup(failed), timezones=TIMEZONES, notice=NOTICES.get(request.args.get("notice", "")))
+        forms=lookup(failed), timezones=TIMEZONES, notice=NOTICES.get(request.args.get("notice", "")),
+        on_call=_on_call(contact_id))
+
+
+def _on_call(contact_id: str) -> list[oncall_view.ScheduleNow]:
+    """The schedules on which the contact is on call now (their current shift)."""
+    client = db()
+    schedules = schedule_store.load_schedules(client)
+    if not schedules:
+        return []
+    return oncall_view.on_call_in(schedules, contact_id, now(), schedule_store.known_contacts(client))

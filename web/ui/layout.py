@@ -19,6 +19,7 @@ from .. import auth, policy
 from ..errors import error_response
 from . import bp
 from .context import config, db, now
+from .triage import unhandled_count
 
 REFRESH_COOKIE = "flapjack_refresh"
 REFRESH_CHOICES = (5, 15, 30, 60, 300)
@@ -30,15 +31,17 @@ DEFAULT_REFRESH = 15
 @bp.app_context_processor
 def frame() -> dict[str, Any]:
     """Template globals: who is looking, live-update period and choices, health (the red banner), the failing
-    count, the time of the page.
+    and unhandled counts (the menu's badge and the title count unhandled problems), the time of the page.
 
     Before the gate has recognised a caller (the login page) nothing about the monitored world is shown.
     """
     principal = g.get("principal")
     health = check_health(db(), config(), now()) if principal else None
+    counted = bool(health and health.checks is not None)
     return {"principal": principal, "open_mode": principal is auth.ANONYMOUS, "may": may, "health": health,
             "refresh": refresh_period(), "refresh_choices": REFRESH_CHOICES, "page_time": now(),
-            "failing_count": check_store.failed_check_count(db()) if health and health.checks is not None else 0}
+            "failing_count": check_store.failed_check_count(db()) if counted else 0,
+            "unhandled_count": unhandled_count(db()) if counted else 0}
 
 
 def may(endpoint: str) -> bool:

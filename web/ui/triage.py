@@ -15,6 +15,7 @@ from typing import Any
 from flask import request, url_for
 
 from flapjack_py.model.teams import teams_of
+from flapjack_py.store import acknowledgers
 from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import read_models as queries
@@ -60,10 +61,16 @@ def load_overview(client: StrRedis, args: Mapping[str, str]) -> Overview:
     return Overview(
         filter=flt,
         unhandled=_rows(client, paging.page_of(unhandled, paging.page_arg("upage"), PAGE_SIZE), queries.ROW_ALERTS),
-        handled=_rows(client, paging.page_of(handled, paging.page_arg("hpage"), PAGE_SIZE)),
+        handled=_rows(client, paging.page_of(handled, paging.page_arg("hpage"), PAGE_SIZE), queries.ROW_ALERTS),
         checks=_every_check(client, flt, _candidates(client, flt, since, matches), since, problems),
         tags=store.known_tags(client),
     )
+
+
+def unhandled_count(client: StrRedis) -> int:
+    """How many failing checks nobody is on (the menu's badge and the page title)."""
+    since = store.failing_since(client)
+    return sum(1 for row in store.load_facts(client, list(since), since) if row.unhandled)
 
 
 def matching_ids(client: StrRedis, args: Mapping[str, str]) -> list[str]:
@@ -122,9 +129,10 @@ def _owned_by_my_teams(client: StrRedis) -> set[str]:
 
 
 def _rows(client: StrRedis, page: paging.Page[CheckRow], alerts: int = 0) -> paging.Page[CheckRow]:
-    """The page's rows with each check's latest `alerts` alerts."""
+    """The page's rows with each check's latest `alerts` alerts, and who acknowledged the acknowledged ones."""
     if alerts and page.items:
         queries.with_alerts(client, page.items, store.latest_alert_ids(client, [r.id for r in page.items], alerts))
+    acknowledgers.name_acknowledgers(client, page.items)
     return page
 
 
