@@ -133,8 +133,14 @@ def executive(config: Config, burst: bool, metrics_port: int | None) -> None:
 @_METRICS_PORT
 @click.pass_obj
 def gateway(config: Config, name: str, burst: bool, metrics_port: int | None) -> None:
-    """Run the delivery worker of gateway NAME (email, jabber, pagerduty, sms, slack, ...)."""
+    """Run the delivery worker of gateway NAME (email, jabber, pagerduty, sms, slack, ...), or with NAME
+    `email-replies` the poller acknowledging replies to alert emails (gateways.email.replies)."""
     from gateways.worker import run_gateway
+
+    if name == "email-replies":
+        from gateways.email_replies import run_poller
+
+        sys.exit(run_poller(config, once=burst))
 
     if metrics_port:
         from flapjack_py.runtime.connection import open_clients

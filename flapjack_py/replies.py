@@ -59,6 +59,28 @@ def reply(client: StrRedis, config: Config, *, channel: str, address: str, text:
     return acknowledge_code(client, config, found, channel=channel, address=address, now=now)
 
 
+def email_reply(client: StrRedis, config: Config, *, address: str, subject: str, text: str,
+                answered: list[str], now: int | None = None) -> Outcome:
+    """Act on an email from `address`: `ACK CODE ...` in the subject or the first lines above the quote, or a
+    first line starting `ack` in a reply to an alert email (`answered`: the alert ids its In-Reply-To and
+    References name)."""
+    if not sender_known(client, "email", address):
+        log.warning("email reply from unknown sender %s: ignored", address)
+        return Outcome(False, "unknown sender")
+    lines = ack_codes.first_lines(text)
+    found = ack_codes.find_code(subject) or next(filter(None, map(ack_codes.find_code, lines)), None)
+    if found is not None:
+        return acknowledge_code(client, config, found, channel="email", address=address, now=now)
+    rest = ack_codes.ack_line(lines[0]) if lines else None
+    for alert_id in answered if rest is not None else []:
+        code = (code_store.alert_code(client, alert_id) or "")
+        if code:
+            return acknowledge_code(client, config, ack_codes.Reply(code, rest or ""), channel="email",
+                                    address=address, now=now)
+    log.info("email from %s names no open code: no action", address)
+    return Outcome(False, "no code")
+
+
 def acknowledge_code(client: StrRedis, config: Config, found: ack_codes.Reply, *, channel: str, address: str,
                      now: int | None = None) -> Outcome:
     """Acknowledge the check of the open code `found` names (its rest: an optional duration, then a message)."""

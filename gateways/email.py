@@ -17,10 +17,11 @@ from email.header import Header
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.utils import formatdate, parseaddr
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import requests
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from flapjack_py.config.gateways import GatewaySettings
 from flapjack_py.config.settings import load_config
@@ -58,10 +59,31 @@ class SmtpConfig(Section):
     auth: SmtpAuth = SmtpAuth()
 
 
+def _imap_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("imap", "imaps") or not parts.hostname or not parts.username or parts.password is None:
+        raise ValueError("expected imaps://USER:PASSWORD@HOST[:PORT] (or imap://)")
+    return value
+
+
+class EmailReplies(Section):
+    """`gateways.email.replies`: the mailbox replies to alerts arrive in (gateways/email_replies.py reads it)."""
+
+    imap_url: Annotated[Text, AfterValidator(_imap_url)]
+    mailbox: Text = "INBOX"
+    poll_interval: Timeout = 15.0
+    verify: Bool = True
+    """Verify the IMAP server's TLS certificate (imaps://)."""
+    ca_file: Text | None = None
+
+
 class EmailSettings(GatewaySettings):
     """`gateways.email`."""
 
     smtp_config: SmtpConfig = Field(default_factory=SmtpConfig)
+    reply_to: Text | None = None
+    """The alerts' Reply-To (the mailbox of `replies`); default smtp_config.reply_to, else the sender."""
+    replies: EmailReplies | None = None
 
 
 class EmailGateway(Gateway):
@@ -80,7 +102,7 @@ class EmailGateway(Gateway):
         self.auth = smtp.get("auth") or {}
         self.fqdn = socket.getfqdn()
         self.sender = str(smtp.get("from") or f"flapjack@{self.fqdn}")
-        self.reply_to = str(smtp.get("reply_to") or self.sender)
+        self.reply_to = str(settings.get("reply_to") or smtp.get("reply_to") or self.sender)
         self.smtp_timeout = float(smtp.get("timeout", SMTP_TIMEOUT))
         self._config = load_config({"gateways": {"email": dict(settings)}})
         self._smtp: smtplib.SMTP | None = None

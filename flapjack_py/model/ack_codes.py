@@ -83,3 +83,34 @@ def split_rest(rest: str) -> tuple[str, str]:
     if re.fullmatch(r"\d+\s*[a-zA-Z]*", word):
         return word, after.strip()
     return "", rest
+
+
+_QUOTE_INTRO = re.compile(r"^(On .* wrote:|-----\s*Original Message\s*-----|From: .*)$", re.IGNORECASE)
+_ALERT_MESSAGE_ID = re.compile(r"<([0-9a-f]{32})@[^>]*>")
+
+
+def first_lines(text: str, most: int = 5) -> list[str]:
+    """The first non-blank lines of an email reply written above the quoted alert (no `>` lines, nothing after
+    an "On ... wrote:" line), at most `most`."""
+    found: list[str] = []
+    for raw in text[:20_000].splitlines():
+        line = raw.strip()
+        if _QUOTE_INTRO.match(line) or line.startswith(">"):
+            break
+        if line:
+            found.append(line)
+            if len(found) == most:
+                break
+    return found
+
+
+def alert_ids_answered(*headers: str) -> list[str]:
+    """The alert ids of the Message-IDs (`<ALERTID@host>`) an email's In-Reply-To / References headers name."""
+    return [m.group(1) for header in headers for m in _ALERT_MESSAGE_ID.finditer(header or "")]
+
+
+def ack_line(line: str) -> str | None:
+    """What follows `ack` at the start of a reply's first line (a duration, a message), or None when it does not
+    start with `ack`."""
+    found = re.match(r"^ack\b[\s:,.!-]*(.*)$", line.strip(), re.IGNORECASE)
+    return None if found is None else found.group(1).strip()

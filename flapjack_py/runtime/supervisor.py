@@ -115,6 +115,8 @@ def plan(config: Config) -> list[tuple[str, list[str]]]:
         count = int(config.gateway(medium).get("workers", 1))
         parts += [(f"gateway {medium}" + (f" #{n}" if count > 1 else ""), ["gateway", medium])
                   for n in range(1, count + 1)]
+    if config.gateway_enabled("email") and config.gateway("email").get("replies"):
+        parts.append(("gateway email-replies", ["gateway", "email-replies"]))
     parts += [(f"receiver {name}", args) for name, args in config.receivers.commands()]
     if importlib.util.find_spec("web.serve") is not None:
         parts.append(("web", ["web"]))

@@ -77,6 +77,22 @@ def resolve(client: StrRedis, typed: str) -> OpenCode | None:
     return OpenCode(code, check_id)
 
 
+def alert_code(client: StrRedis, alert_id: str) -> str | None:
+    """The ack code recorded with alert ALERT_ID, or None."""
+    return client.hget(keys.alert(alert_id), "ack_code") or None
+
+
+def claim_message(client: StrRedis, mailbox: str, uidvalidity: str, uid: str, keep: int) -> bool:
+    """Claim IMAP message UIDVALIDITY:UID of `mailbox` for handling: True the first time only (across restarts
+    and pollers); claims are kept `keep` seconds after the last one."""
+    key = keys.email_reply_uids(mailbox)
+    pipe = client.pipeline(transaction=True)
+    pipe.sadd(key, f"{uidvalidity}:{uid}")
+    pipe.expire(key, keep)
+    added, _ = pipe.execute()
+    return bool(added)
+
+
 def contacts_with_address(client: StrRedis, media: tuple[str, ...], address: str) -> list[str]:
     """Ids of the contacts one of whose `media` (names, or prefixes ending `*`) has `address` (compared as
     same_address does). Reads every contact's media hash: for replies, which are rare, not for the executive."""
