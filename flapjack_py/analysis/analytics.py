@@ -11,16 +11,16 @@ read in the paged contact's time zone.
 from __future__ import annotations
 
 import math
-import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from operator import itemgetter
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from flapjack_py.analysis.incidents import PAGE_TYPES, Facts, Incident, Page, incidents
+from flapjack_py.analysis.incidents import Facts, Incident, Page, incidents
 from flapjack_py.config.analytics import Hours, parse_hours
 
 
@@ -38,15 +38,22 @@ class Settings:
            zone: str = "UTC") -> Settings:
         return cls(parse_hours(working), parse_hours(sleep), within, zone)
 
+    @cached_property
+    def masks(self) -> tuple[bytes, bytes]:
+        """(working, sleep) minute-of-the-week masks."""
+        return self.working.week_mask(), self.sleep.week_mask()
+
 
 def spread(values: Sequence[int]) -> dict[str, Any]:
     """{"median", "p90", "count"} of `values` (None and None when there are none)."""
-    if not values:
+    count = len(values)
+    if not count:
         return {"median": None, "p90": None, "count": 0}
     ordered = sorted(values)
-    median = statistics.median(ordered)
+    middle = count // 2
+    median: float = ordered[middle] if count % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     return {"median": int(median) if float(median).is_integer() else median,
-            "p90": ordered[max(math.ceil(0.9 * len(ordered)) - 1, 0)], "count": len(ordered)}
+            "p90": ordered[max(math.ceil(0.9 * count) - 1, 0)], "count": count}
 
 
 def narrowed(facts: Facts, *, check: str | None = None, entity: str | None = None,
@@ -65,9 +72,9 @@ def settings_of(analytics: Any, default_zone: str) -> Settings:
                     analytics.self_resolved_within, default_zone)
 
 
-def pages_of(facts: Facts) -> list[Page]:
-    """The facts' pages within [since, until]."""
-    return [p for p in facts.pages if p.type in PAGE_TYPES and facts.since <= p.ts <= facts.until]
+def pages_of(facts: Facts) -> Sequence[Page]:
+    """The facts' pages (store/analytics.py reads only those of PAGE_TYPES within [since, until])."""
+    return facts.pages
 
 
 @lru_cache(maxsize=4096)
@@ -79,34 +86,33 @@ def _hour_start(zone: str, hour: int) -> tuple[int, int]:
 
 def local_minute(ts: int, zone: str) -> tuple[int, int]:
     """(weekday, minute of the day) of unix time `ts` in `zone`."""
+    return divmod(week_minute(ts, zone), 1440)
+
+
+def week_minute(ts: int, zone: str) -> int:
+    """The minute of the week (Monday 00:00 = 0) of unix time `ts` in `zone`."""
     weekday, minute = _hour_start(zone, ts // 3600)
-    minute += ts % 3600 // 60
-    return (weekday + minute // 1440) % 7, minute % 1440
+    return (weekday * 1440 + minute + ts % 3600 // 60) % 10080
 
 
-def hours_flags(page: Page, facts: Facts, settings: Settings) -> tuple[bool, bool]:
-    """(off working hours, in sleep hours) of a page in its contact's time zone."""
-    weekday, minute = local_minute(page.ts, facts.zones.get(page.contact) or settings.default_zone)
-    return not settings.working.contains(weekday, minute), settings.sleep.contains(weekday, minute)
-
-
-def summary(facts: Facts, settings: Settings, found: Sequence[Incident] | None = None) -> dict[str, Any]:
-    """The period's figures (GET /api/analytics/summary)."""
+def summary(facts: Facts, settings: Settings, found: Sequence[Incident] | None = None,
+            rows: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The period's figures (GET /api/analytics/summary); `rows` are people()'s when already computed."""
     pages = pages_of(facts)
     found = incidents(facts) if found is None else found
-    types = Counter(p.type for p in pages)
-    flags = [hours_flags(p, facts, settings) for p in pages]
+    types = Counter(map(itemgetter(4), pages))
+    rows = people(facts, settings) if rows is None else rows
     return {
         "since": facts.since, "until": facts.until,
-        "pages": {"total": len(pages), "by_medium": dict(sorted(Counter(p.medium for p in pages).items()))},
+        "pages": {"total": len(pages), "by_medium": dict(sorted(Counter(map(itemgetter(2), pages)).items()))},
         "problems": types["problem"], "recoveries": types["recovery"], "acknowledgements": types["acknowledgement"],
         "incidents": len(found),
         "mtta_seconds": spread([m for i in found if (m := i.mtta) is not None]),
         "mttr_seconds": spread([m for i in found if (m := i.mttr) is not None]),
         "never_acknowledged": sum(1 for i in found if i.ack is None),
         "self_resolved": sum(1 for i in found if i.self_resolved(settings.self_resolved_within)),
-        "off_hours_pages": sum(1 for off, _ in flags if off),
-        "sleep_hours_pages": sum(1 for _, asleep in flags if asleep),
+        "off_hours_pages": sum(r["off_hours_pages"] for r in rows),
+        "sleep_hours_pages": sum(r["sleep_hours_pages"] for r in rows),
     }
 
 
@@ -114,39 +120,53 @@ def checks(facts: Facts, settings: Settings, found: Sequence[Incident] | None = 
     """Per check, sorted by pages, most first (GET /api/analytics/checks); `not_acted_share` is the share of its
     problem pages whose incident nobody acknowledged."""
     found = incidents(facts) if found is None else found
-    pages, problems = Counter[str](), Counter[str]()
+    pages: dict[str, int] = {}
+    problems: dict[str, int] = {}
     for page in pages_of(facts):
         if page.check:
-            pages[page.check] += 1
-            problems[page.check] += page.type == "problem"
+            pages[page.check] = pages.get(page.check, 0) + 1
+            if page.type == "problem":
+                problems[page.check] = problems.get(page.check, 0) + 1
     by_check: dict[str, list[Incident]] = {}
     for incident in found:
         by_check.setdefault(incident.check, []).append(incident)
-    rows = [_check_row(check, n, problems[check], by_check.get(check, []), settings) for check, n in pages.items()]
+    rows = [_check_row(check, n, problems.get(check, 0), by_check.get(check, []), settings) for check, n in pages.items()]
     return sorted(rows, key=lambda r: (-r["pages"], r["check"]))
 
 
 def _check_row(check: str, pages: int, problems: int, found: list[Incident], settings: Settings) -> dict[str, Any]:
-    unacted = sum(i.pages for i in found if i.ack is None)
+    unacted = self_resolved = acted = 0
+    mtta, mttr = [], []
+    for i in found:
+        if i.ack is None:
+            unacted += i.pages
+            self_resolved += i.self_resolved(settings.self_resolved_within)
+        else:
+            acted += 1
+            mtta.append(max(i.ack.ts - i.first_page, 0))
+        if i.end is not None:
+            mttr.append(i.end - i.start)
     return {"check": check, "pages": pages, "problems": problems, "incidents": len(found),
-            "self_resolved": sum(1 for i in found if i.self_resolved(settings.self_resolved_within)),
-            "acted_on": sum(1 for i in found if i.ack is not None),
+            "self_resolved": self_resolved, "acted_on": acted,
             "not_acted_share": round(unacted / problems, 3) if problems else 0.0,
-            "mtta_seconds": spread([m for i in found if (m := i.mtta) is not None]),
-            "mttr_seconds": spread([m for i in found if (m := i.mttr) is not None])}
+            "mtta_seconds": spread(mtta), "mttr_seconds": spread(mttr)}
 
 
 def people(facts: Facts, settings: Settings) -> list[dict[str, Any]]:
     """Per contact paged, sorted by pages, most first (GET /api/analytics/people)."""
-    rows: dict[str, dict[str, Any]] = {}
+    working, sleep = settings.masks
+    counts: dict[str, list[int]] = {}
     for page in pages_of(facts):
-        row = rows.setdefault(page.contact, {"contact": page.contact, "pages": 0, "off_hours_pages": 0,
-                                             "sleep_hours_pages": 0})
-        off, asleep = hours_flags(page, facts, settings)
-        row["pages"] += 1
-        row["off_hours_pages"] += off
-        row["sleep_hours_pages"] += asleep
-    return sorted(rows.values(), key=lambda r: (-r["pages"], r["contact"]))
+        at = week_minute(page.ts, facts.zones.get(page.contact) or settings.default_zone)
+        row = counts.get(page.contact)
+        if row is None:
+            row = counts[page.contact] = [0, 0, 0]
+        row[0] += 1
+        row[1] += not working[at]
+        row[2] += sleep[at]
+    rows = [{"contact": c, "pages": n, "off_hours_pages": off, "sleep_hours_pages": asleep}
+            for c, (n, off, asleep) in counts.items()]
+    return sorted(rows, key=lambda r: (-r["pages"], r["contact"]))
 
 
 def timeline(facts: Facts, settings: Settings, found: Sequence[Incident] | None = None) -> dict[str, Any]:
@@ -173,7 +193,7 @@ def _daily(found: Iterable[Incident], days: list[int], value: Any) -> list[float
     for incident in found:
         if (v := value(incident)) is not None:
             values.setdefault(incident.first_page // 86400, []).append(v)
-    return [statistics.median(values[d]) if d in values else None for d in days]
+    return [spread(values[d])["median"] if d in values else None for d in days]
 
 
 def day_label(ts: int) -> str:

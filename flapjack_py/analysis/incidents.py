@@ -12,14 +12,15 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import NamedTuple
 
 PAGE_TYPES = ("problem", "recovery", "acknowledgement")
 """Alert types counted as pages (test notifications are not)."""
 
 
-@dataclass(frozen=True)
-class Page:
-    """One alert record: who was paged, how, about what, when."""
+class Page(NamedTuple):
+    """One alert record: who was paged, how, about what, when (a tuple: a week holds 100,000 of them)."""
 
     ts: int
     contact: str
@@ -29,8 +30,7 @@ class Page:
     state: str = ""
 
 
-@dataclass(frozen=True)
-class Ack:
+class Ack(NamedTuple):
     """An acknowledgement: the start of an unscheduled maintenance window and who made it."""
 
     ts: int
@@ -43,13 +43,13 @@ class Facts:
 
     since: int
     until: int
-    pages: Sequence[Page]
+    pages: Sequence[Page]  # those of PAGE_TYPES within [since, until]
     changes: Mapping[str, Sequence[tuple[int, str]]] = field(default_factory=dict)  # check -> (ts, state), by ts
     acks: Mapping[str, Sequence[Ack]] = field(default_factory=dict)  # check -> acks, by ts
     zones: Mapping[str, str] = field(default_factory=dict)  # contact id -> time zone name
 
 
-@dataclass
+@dataclass(slots=True)
 class Incident:
     """One failure of a check that paged: failing from `start`, recovered at `end` (None: not in the period)."""
 
@@ -100,7 +100,8 @@ def incidents(facts: Facts) -> list[Incident]:
     found: list[Incident] = []
     for check, stamps in problems.items():
         found += _check_incidents(check, sorted(stamps), facts.changes.get(check, ()), facts.acks.get(check, ()))
-    return sorted(found, key=lambda i: (i.first_page, i.check))
+    found.sort(key=attrgetter("first_page", "check"))
+    return found
 
 
 def _check_incidents(check: str, stamps: list[int], changes: Sequence[tuple[int, str]],

@@ -37,6 +37,11 @@ class Hours:
         return minute < self.end and (weekday - 1) % 7 in self.days
 
 
+    def week_mask(self) -> bytes:
+        """1 for each minute of the week (Monday 00:00 first) inside these hours, else 0."""
+        return bytes(self.contains(m // 1440, m % 1440) for m in range(7 * 1440))
+
+
 def parse_hours(text: str) -> Hours:
     """`Mon-Fri 09:00-18:00`, `Mon,Wed 08:00-12:00` or `22:00-07:00` (every day); ValueError naming the problem."""
     found = _HOURS.match(text)

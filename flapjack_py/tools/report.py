@@ -35,9 +35,9 @@ class Period:
 
     def figures(self) -> dict[str, Any]:
         """{"summary", "checks", "people"} as the API gives them."""
-        return {"summary": analytics.summary(self.facts, self.settings, self.incidents),
-                "checks": analytics.checks(self.facts, self.settings, self.incidents),
-                "people": analytics.people(self.facts, self.settings)}
+        people = analytics.people(self.facts, self.settings)
+        return {"summary": analytics.summary(self.facts, self.settings, self.incidents, people),
+                "checks": analytics.checks(self.facts, self.settings, self.incidents), "people": people}
 
 
 def read_period(client: StrRedis, config: Config, since: int, until: int, **filters: str | None) -> Period:

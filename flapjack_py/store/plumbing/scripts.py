@@ -426,3 +426,35 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 """
+
+HASH_FIELDS = """
+-- KEYS: hashes (alert:ID records, maintenance actor hashes ...)
+-- ARGV: the field names to read of each
+-- Returns per key its values of ARGV joined by the unit separator (byte 31; '' for a missing field): a read
+-- of thousands of hashes in one call, one string each (store/analytics.py; its fields hold no control bytes).
+local out = {}
+for n = 1, #KEYS do
+  local values = redis.call('HMGET', KEYS[n], unpack(ARGV))
+  for i = 1, #ARGV do
+    if not values[i] then values[i] = '' end
+  end
+  out[n] = table.concat(values, '\\31')
+end
+return out
+"""
+
+CHECK_HISTORY = """
+-- KEYS: per check 2 keys: E:C:sorted_state_timestamps, E:C:sorted_unscheduled_maintenance_timestamps
+-- ARGV[1] since, ARGV[2] until, ARGV[3] the earliest acknowledgement wanted
+-- Returns per check {state change times: the one before since, then those of [since, until]; unscheduled
+-- maintenance starts (acknowledgements) of [ARGV[3], until]} (store/analytics.py).
+local out = {}
+for n = 1, #KEYS, 2 do
+  local stamps = redis.call('ZREVRANGEBYSCORE', KEYS[n], '(' .. ARGV[1], '-inf', 'LIMIT', 0, 1)
+  for _, ts in ipairs(redis.call('ZRANGEBYSCORE', KEYS[n], ARGV[1], ARGV[2])) do
+    stamps[#stamps + 1] = ts
+  end
+  out[#out + 1] = {stamps, redis.call('ZRANGEBYSCORE', KEYS[n + 1], ARGV[3], ARGV[2])}
+end
+return out
+"""
