@@ -11,9 +11,10 @@ import logging
 from dataclasses import dataclass
 
 from flapjack_py import actions
-from flapjack_py.chat.matrix import HELP, Command
+from flapjack_py.chat.matrix import HELP, Command, code_command
 from flapjack_py.durations import words
 from flapjack_py.model.actors import Actor
+from flapjack_py.store import ack_codes as code_store
 from flapjack_py.store import chat
 from flapjack_py.store import checks as check_store
 from flapjack_py.store.plumbing.client import StrRedis
@@ -52,6 +53,26 @@ class MatrixBot:
         if command.verb == "ack":
             return self._ack(posted.check, command.duration, command.message, actor, now)
         return self._maint(posted.check, command, actor, now)
+
+    def outside(self, sender: str, command: Command, now: int) -> str | None:
+        """The room's answer to a command written outside any alert's thread: `ack CODE ...`,
+        `status ENTITY:CHECK`, `help`; None for anything else (not for the bot)."""
+        coded = code_command(command)
+        if command.verb == "help":
+            return HELP
+        if not (coded or (command.verb == "status" and ":" in command.message)):
+            return None
+        refused = self._refusal(sender, command.verb)
+        if refused:
+            return refused
+        if coded is None:
+            entity, _, check = command.message.split()[0].partition(":")
+            return self._status(entity, check)
+        code, duration, message = coded
+        found = code_store.resolve(self.client, code)
+        if found is None:
+            return f"no open alert has the ack code {code[:20]!r} (it expires when its check recovers)"
+        return self._ack(found.check_id, duration, message, Actor(f"matrix:{sender}", MEDIUM), now)
 
     def reaction(self, room: str, sender: str, target: str, now: int) -> str | None:
         """The thread's answer to an acknowledging reaction on event `target`; None when it is no alert of ours."""

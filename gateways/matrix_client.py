@@ -211,10 +211,16 @@ class MatrixClient:
         content = event.source.get("content") or {}
         about = related_event(content)
         command = command_of(event.body)
-        if about is None or command is None:
+        if command is None:
             return
-        reply = await asyncio.get_running_loop().run_in_executor(
-            None, self.bot.command, room.room_id, event.sender, about, command, int(time.time()))
+        loop = asyncio.get_running_loop()
+        if about is None:
+            reply = await loop.run_in_executor(None, self.bot.outside, event.sender, command, int(time.time()))
+            if reply:
+                await self._answer(room.room_id, None, reply)
+            return
+        reply = await loop.run_in_executor(None, self.bot.command, room.room_id, event.sender, about, command,
+                                           int(time.time()))
         if reply:
             await self._answer(room.room_id, about, reply)
 
@@ -233,8 +239,9 @@ class MatrixClient:
         if room.room_id in self.options.rooms or room.room_id in self._room_ids.values():
             await self._client.join(room.room_id)
 
-    async def _answer(self, room: str, root: str, text: str) -> None:
+    async def _answer(self, room: str, root: str | None, text: str) -> None:
+        """Answer in `root`'s thread, or (None) in the room."""
         try:
-            await self.send(room, thread_content(root, text))
+            await self.send(room, thread_content(root, text) if root else {"msgtype": "m.notice", "body": text})
         except base.GatewayError as exc:
             log.warning("matrix: cannot answer in %s: %s", room, exc)

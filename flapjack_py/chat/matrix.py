@@ -3,7 +3,8 @@
 An alert is one `m.text` message (plain body and `org.matrix.custom.html`); what follows it (acknowledged,
 recovered, the bot's answers) goes in its thread (`m.thread` relation). A command is read from a reply to an
 alert message or a message in its thread: `ack [DURATION] [MESSAGE]`, `maint DURATION [MESSAGE]`, `status`,
-`help`; a ✅ or 👍 reaction on the alert message acknowledges it.
+`help`; a ✅ or 👍 reaction on the alert message acknowledges it. Outside a thread, `ack CODE [DURATION]
+[MESSAGE]` (the alert's ack code) and `status ENTITY:CHECK` work as the Jabber bot's commands do.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ MAX_BODY = 2000
 """Longest command read, in characters."""
 HELP = ("in an alert's thread (or replying to it): `ack [DURATION] [MESSAGE]` acknowledges its check "
         "(default 4 hours), `maint DURATION [MESSAGE]` schedules maintenance from now, `status` tells its state; "
-        "a ✅ or 👍 reaction on the alert acknowledges it")
+        "a ✅ or 👍 reaction on the alert acknowledges it. Anywhere: `ack CODE [DURATION] [MESSAGE]` with an "
+        "alert's ack code, `status ENTITY:CHECK`")
 _STATE_COLOURS = {"critical": "#d00000", "warning": "#e8a317", "unknown": "#7f7f7f", "ok": "#2eb886"}
 _DURATION = re.compile(r"^\d+(\.\d+)?\s*[a-z]*$|^\d+$", re.IGNORECASE)
 
@@ -97,9 +99,22 @@ def command_of(body: str) -> Command | None:
         return Command("ack", "", " ".join(rest))
     if verb == "maint":
         return Command("maint", rest[0] if rest else "", " ".join(rest[1:]))
-    if verb in ("status", "help"):
+    if verb == "status":
+        return Command(verb, "", " ".join(rest))
+    if verb == "help":
         return Command(verb)
     return None
+
+
+def code_command(command: Command) -> tuple[str, str, str] | None:
+    """(code, duration, message) of `ack CODE [DURATION] [MESSAGE]` written outside a thread, or None."""
+    words = command.message.split()
+    if command.verb != "ack" or command.duration or not words:
+        return None
+    rest = words[1:]
+    if rest and _DURATION.match(rest[0]):
+        return words[0], rest[0], " ".join(rest[1:])
+    return words[0], "", " ".join(rest)
 
 
 def who(actor: str | None) -> str:

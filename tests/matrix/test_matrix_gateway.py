@@ -5,6 +5,7 @@ actor -> "acknowledged by" and "recovered" in the alert's thread; a homeserver r
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import replace
 from typing import Any
@@ -127,6 +128,17 @@ def test_homeserver_restarted_mid_run_loses_no_alert(real_r, real_s, room, peopl
     time.sleep(2)  # the gateway tries while the homeserver is away
     assert (alert_store.load_alert(real_s, load_id) or {}).get("status") == "queued"
     synapse.start()
-    alert_message(people["alice"], room, "baz:load")
+    load = alert_message(people["alice"], room, "baz:load")
     wait_for(lambda: (alert_store.load_alert(real_s, load_id) or {}).get("status") == "delivered", WAIT,
              "the alert delivered")
+
+    # outside a thread: `ack CODE ...` with the alert's ack code, and `status ENTITY:CHECK`
+    code = re.search(r"ack code <code>(\w+)</code>", load["content"]["formatted_body"]).group(1)
+    assert code in load["content"]["body"]
+    people["alice"].send(room, {"msgtype": "m.text", "body": f"ack {code} 5m rebooting"})
+    [ack] = wait_for(lambda: queued_events(real_s), WAIT, "the acknowledgement by code")
+    assert (ack["entity"], ack["check"], ack["duration"], ack["actor"]) == ("baz", "load", 300,
+                                                                           "matrix:@alice:localhost")
+    people["alice"].send(room, {"msgtype": "m.text", "body": "status baz:load"})
+    wait_for(lambda: from_bot(people["alice"], room, lambda m: m["content"]["body"].startswith("baz:load is critical")),
+             WAIT, "the status answer")

@@ -54,3 +54,32 @@ def test_slack_signature_is_checked_and_refused_when_stale_or_wrong():
     assert "does not match" in (slack.signature_problem("other", "1700000000", signed, body, 1700000000) or "")
     assert "does not match" in (slack.signature_problem("secret", "1700000000", signed, body + b"x", 1700000000) or "")
     assert slack.signature_problem("secret", None, signed, body, 0) is not None
+
+
+def test_code_command_reads_code_duration_and_message():
+    assert matrix.code_command(command_of("ack K7Q2M 10m rebooting")) == ("K7Q2M", "10m", "rebooting")
+    assert matrix.code_command(command_of("ack K7Q2M")) == ("K7Q2M", "", "")
+    assert matrix.code_command(command_of("ack 10m looking")) is None  # a thread's ack, no code
+    assert matrix.code_command(command_of("status foo:ping")) is None
+
+
+def test_bot_acts_only_on_its_alerts_for_allowed_users(s):
+    from flapjack_py import keys
+    from flapjack_py.store import chat
+    from flapjack_py.store.chat import ChatMessage
+    from gateways.matrix_bot import REFUSAL, MatrixBot
+
+    bot = MatrixBot(s, frozenset({"@alice:hs"}))
+    chat.remember(s, ChatMessage("matrix", "!r:hs", "$alert", "foo:ping", "a1"), thread_of="!r:hs")
+    assert bot.command("!r:hs", "@alice:hs", "$other", Command("ack"), 1000) is None  # not an alert of ours
+    assert bot.command("!r:hs", "@mallory:hs", "$alert", Command("ack"), 1000) == REFUSAL
+    assert bot.reaction("!r:hs", "@mallory:hs", "$alert", 1000) == REFUSAL
+    assert s.llen(keys.events()) == 0
+    assert "cannot read the duration" in (bot.command("!r:hs", "@alice:hs", "$alert", Command("ack", "9q"), 1000)
+                                          or "")
+    assert bot.command("!r:hs", "@alice:hs", "$alert", Command("maint"), 1000).startswith("maint needs a duration")
+    assert s.llen(keys.events()) == 0
+    answer = bot.command("!r:hs", "@alice:hs", "$alert", Command("maint", "2h", "deploy"), 1000)
+    assert answer == "scheduled maintenance of foo:ping for 2 hours"
+    assert bot.reaction("!r:hs", "@alice:hs", "$alert", 1000) == "acknowledging foo:ping for 4 hours"
+    assert s.llen(keys.events()) == 1
