@@ -395,6 +395,41 @@ def dependencies_version() -> str:
     return "dependencies:version"
 
 
+# --- incidents (flapjack-py addition) ----------------------------------------
+
+
+def incident_group(group: str) -> str:
+    """hash: the live state of incident group GROUP (`entity=E`, `tag=T`, `check=E:C`): `current` (the
+    incident new problems join), `i:ID` (JSON of open incident ID), `c:E:C` (the open incident of a failing
+    check), `p:ID:[contact, medium]` (unix time of the last message to it); WATCHed by the executives."""
+    return f"incident_group:{group}"
+
+
+def incident(incident_id: str) -> str:
+    """hash: incident ID (id, group, title, state, opened_at, resolved_at, acknowledged_at/_by/_channel)."""
+    return f"incident:{incident_id}"
+
+
+def incident_checks(incident_id: str) -> str:
+    """hash: the checks (E:C) of incident ID -> unix time each joined."""
+    return f"incident:{incident_id}:checks"
+
+
+def incident_timeline(incident_id: str) -> str:
+    """list: JSON entries of incident ID, oldest first (model/incidents.py entry)."""
+    return f"incident:{incident_id}:timeline"
+
+
+def check_incident(entity: str, check: str) -> str:
+    """string: the id of the latest incident `E:C` joined (kept after it is resolved, for the check page)."""
+    return f"{entity}:{check}:incident"
+
+
+def incidents() -> str:
+    """zset: incident ids -> unix time opened."""
+    return "incidents"
+
+
 # --- notifications ---------------------------------------------------------
 
 

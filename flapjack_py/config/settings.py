@@ -194,6 +194,23 @@ class SchedulesConfig(Section):
     the fetch comes from the server, inside the network)."""
 
 
+def _group_by(value: str) -> str:
+    if value in ("entity", "check", "none") or (value.startswith("tag:") and len(value) > 4):
+        return value
+    raise ValueError("must be entity, check, none or tag:NAME")
+
+
+class IncidentsConfig(Section):
+    """Incidents: problems grouped into one page per group (flapjack_py.model.incidents)."""
+
+    group_by: Annotated[Text, Field(max_length=200), AfterValidator(_group_by)] = "entity"
+    """`entity`, `tag:NAME` (the checks with tag NAME), `check`, or `none` (no incidents)."""
+    window: Seconds = 300
+    """A problem joins its group's incident until this long after the incident's last new problem."""
+    update_interval: Seconds = 300
+    """At most one "incident updated" message per contact and medium this often."""
+
+
 class LoggingConfig(Section):
     """Log level, destination and format for the command line tools."""
 
@@ -213,6 +230,7 @@ class _Sections(Section):
     watchdog: WatchdogConfig = WatchdogConfig()
     schedules: SchedulesConfig = SchedulesConfig()
     analytics: AnalyticsConfig = AnalyticsConfig()
+    incidents: IncidentsConfig = IncidentsConfig()
 
 
 class _Document(_Sections):

@@ -78,6 +78,7 @@ class Alert(TypedDict):
     rollup_threshold: NotRequired[int | None]
     escalation_policy: NotRequired[str]  # an escalation policy paged the contact ...
     escalation_level: NotRequired[int]  # ... at this level (1-based)
+    incident_id: NotRequired[str]  # the incident the alert is about (flapjack_py.model.incidents): threads messages
     ack_code: NotRequired[str]  # a problem alert: the code that acknowledges its check (model/ack_codes.py)
     subject: NotRequired[str]
     body: NotRequired[str]
@@ -95,7 +96,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "duration": (int, _NONE), "last_state": (str, _NONE), "last_summary": (str, _NONE),
     "state_duration": (int, _NONE), "tags": (list,), "notification_type": (str,), "event_count": (int,),
     "actor": (str,), "channel": (str,), "rollup_alerts": (dict,), "rollup_threshold": (int, _NONE), "escalation_policy": (str,),
-    "escalation_level": (int,), "ack_code": (str,), "subject": (str,), "body": (str,), "status": (str,), "error": (str,),
+    "escalation_level": (int,), "incident_id": (str,), "ack_code": (str,), "subject": (str,), "body": (str,), "status": (str,), "error": (str,),
 }
 """The JSON types of each Alert field (exactly: a boolean is not an integer); tests/unit/test_alert.py keeps
 this and REQUIRED_FIELDS in step with Alert."""

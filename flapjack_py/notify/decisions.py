@@ -55,7 +55,15 @@ MEDIUM_OUTCOMES = {
     "dropped": "alerts to this contact/medium/check are dropped",
     "rollup": "held back: the contact is in rollup on this medium",
     "unknown_medium": "unknown medium",
+    "incident": "folded into the incident: already told of it on this medium (incidents.update_interval)",
 }
+
+INCIDENT_TEXTS = {
+    "problem": "in incident {id}", "acknowledged": "first acknowledgement of incident {id}",
+    "held": "folded into incident {id}: it has other checks still failing, or was acknowledged already",
+    "resolved": "its last check: incident {id} resolved, everyone it paged is told",
+}
+"""How a trace words what a notification did to its incident (flapjack_py.notify.incidents)."""
 
 OWED_TEXT = "owed: paged for this problem, by an escalation or its rules (they no longer select it)"
 """How a trace words a medium an ended escalation goes to whatever the contact's rules say now."""
@@ -75,6 +83,9 @@ class Trace:
     severity: str = ""
     result: str = "not_alerted"  # blocked | no_contacts | alerted | not_alerted
     stopped_by: dict[str, Any] | None = None
+    actor: str = ""  # an acknowledgement's: who acknowledged (flapjack_py.model.actors) ...
+    channel: str = ""  # ... through which channel
+    incident: dict[str, Any] | None = None  # {id, what}: the incident it belongs to (notify/incidents.py)
     contacts: list[dict[str, Any]] = field(default_factory=list)
     _owed: set[tuple[str, str]] = field(default_factory=set)
     _latest: dict[str, dict[str, Any]] = field(default_factory=dict)  # contact id -> its (last) entry
@@ -82,7 +93,8 @@ class Trace:
     @classmethod
     def for_notification(cls, notification: Notification, now: int) -> Trace:
         return cls(at=now, check=notification.event_id, state=notification.state, kind=notification.type.value,
-                   severity=notification.severity)
+                   severity=notification.severity, actor=notification.actor or "",
+                   channel=(notification.channel or "api") if notification.actor else "")
 
     def no_contacts(self) -> None:
         self.result = "no_contacts"
@@ -130,8 +142,12 @@ class Trace:
                                  "result": self.result}
         if self.severity:
             found["severity"] = self.severity
+        if self.actor:
+            found["actor"], found["channel"] = self.actor, self.channel
         if self.stopped_by is not None:
             found["stopped_by"] = self.stopped_by
+        if self.incident is not None:
+            found["incident"] = self.incident
         if self.result != "blocked":
             found["contacts"] = self.contacts
         return found
@@ -196,6 +212,12 @@ def describe(entry: Mapping[str, Any]) -> list[str]:
         return [f"{head}: {entry.get('type')} notification, no contact is registered for this check"]
     lines = [f"{head}: {entry.get('type')} notification ({entry.get('severity', '?')}), "
              f"{'alerted' if entry.get('result') == 'alerted' else 'nobody alerted'}"]
+    if entry.get("actor"):
+        lines.append(f"  by {entry.get('actor')} ({entry.get('channel', '?')})")
+    incident = entry.get("incident")
+    if isinstance(incident, Mapping):
+        lines.append("  " + INCIDENT_TEXTS.get(str(incident.get("what")), "in incident {id}").format(
+            id=incident.get("id")))
     for contact in entry.get("contacts", ()):
         lines.append(f"  contact {contact.get('id')}: {CONTACT_OUTCOMES.get(contact.get('outcome'), '?')}"
                      + _escalation_text(contact.get("escalation")))

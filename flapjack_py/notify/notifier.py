@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flapjack_py.config.media import is_known_medium
-from flapjack_py.config.settings import Config
+from flapjack_py.config.settings import Config, IncidentsConfig
 from flapjack_py.model.alert import Alert, AlertShared, RollupEntry
 from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.model.contacts import Contact, ContactDetails, Medium
@@ -28,9 +28,11 @@ from flapjack_py.model.notification import Notification, NotificationType
 from flapjack_py.model.rules import MediaChoice, NotificationRule, RuleInputs, inputs_read, select_media
 from flapjack_py.model.time_restrictions import load_zone
 from flapjack_py.notify import enqueue as delivery
+from flapjack_py.notify import incidents
 from flapjack_py.notify.decisions import Trace, drop_outcome, rule_entries
 from flapjack_py.notify.episodes import BatchEpisodes
 from flapjack_py.notify.escalator import BatchEscalations
+from flapjack_py.notify.incidents import BatchIncidents, InIncident
 from flapjack_py.notify.render import SharedTexts
 from flapjack_py.notify.request import NotifyRequest
 from flapjack_py.notify.rollup import (
@@ -90,11 +92,14 @@ class Notifier:
         `reads`, the caller's reads (flapjack_py.store.plumbing.staged), are made in the same round trips as the
         notifier's and done before anything is decided.
         """
+        grouping = BatchIncidents(self.config.incidents, {})
         checks = [NotifiedCheck(r.notification.entity, r.entity_id, r.notification.check, r.notification.state,
                                 None if r.escalation is None else tuple(r.escalation),
-                                r.notification.type is NotificationType.RECOVERY) for r in requests]
+                                r.notification.type is NotificationType.RECOVERY, grouping.group(r.notification))
+                  for r in requests]
         data = load_notify_data(self.client, checks, watch, max((r.now for r in requests), default=0), reads)
         view = _BatchView(self.client, data, changes or {})
+        view.incidents = BatchIncidents(self.config.incidents, data.incidents)
         self.codes.reserve(sum(r.notification.is_problem for r in requests))  # a round trip per block of codes
         for request in requests:
             try:
@@ -115,8 +120,15 @@ class Notifier:
     def _alerts(self, view: _BatchView, request: NotifyRequest, trace: Trace) -> list[Alert]:
         notification, now, writes = request.notification, request.now, request.writes
         paged = view.escalations.paged(request)
+        incident = view.incidents.decide(request)
+        if incident is not None:
+            trace.incident = {"id": incident.id, "what": incident.what}
+            if incident.what == "held":
+                view.episodes.after(request, [])
+                return incidents.held(request, incident,
+                                      lambda c, m: view.reset_interval(writes, c, m, notification.event_id))
         contacts = view.contacts_of(notification.event_id, paged)
-        episode = view.episodes.of(request)
+        episode = list(dict.fromkeys([*view.episodes.of(request), *incidents.owed(incident)]))
         if not contacts and not episode:
             writes.notify_log.append((notification.event_id, notification.type.value, "NO CONTACTS"))
             trace.no_contacts()
@@ -130,6 +142,7 @@ class Notifier:
         alerts = []
         texts: SharedTexts = {}  # rendered once for the alerts they are the same for
         shared = shared_fields(notification)  # the alert fields that do not depend on the contact
+        incidents.label(shared, incident)
         members: SharedMembers | None = None  # their JSON, for the alerts' rq jobs
         code = ""  # the notification's ack code, once an alert carries it
         for details, medium in targets:
@@ -139,6 +152,9 @@ class Notifier:
             if held is not None:
                 trace.medium(cid, medium.type, held)
                 continue
+            if incident is not None and (folded := view.incidents.folded(incident, (cid, medium.type), now)):
+                alerts += self._folded(view, request, trace, incident, details, medium, folded)
+                continue
             decision, facts = view.rollup(request, cid, medium)
             _write_rollup(writes, cid, medium, notification.event_id, decision, now)
             if decision.skip:
@@ -146,6 +162,8 @@ class Notifier:
                 trace.medium(cid, medium.type, "rollup")
                 continue
             alert = build_alert(notification, details.contact, medium, decision, facts, now, shared)
+            if incident is not None:
+                alert["incident_id"] = incident.id
             if cid in paged:
                 alert["escalation_policy"], alert["escalation_level"] = paged[cid].policy, paged[cid].level
             if notification.is_problem and not decision.rollup:
@@ -157,7 +175,26 @@ class Notifier:
             ack_code_store.record(writes, code, notification.event_id, self.config.executive.ack_code_ttl, now)
         view.escalations.alerted(request, alerts)
         view.episodes.after(request, alerts)
+        view.incidents.sent(request, incident, alerts)
         return alerts
+
+    def _folded(self, view: _BatchView, request: NotifyRequest, trace: Trace, incident: InIncident,
+                details: ContactDetails, medium: Medium, folded: str) -> list[Alert]:
+        """A contact medium already paged for the incident: its update when one is due, else nothing."""
+        if folded == "update":
+            update = self._incident_alert(view, request, trace, incident, details, medium)
+            return [update] if update else []
+        trace.medium(details.contact.id, medium.type, "incident")
+        return []
+
+    def _incident_alert(self, view: _BatchView, request: NotifyRequest, trace: Trace, incident: InIncident,
+                        details: ContactDetails, medium: Medium) -> Alert | None:
+        """An "incident updated" message to a contact medium, through _emit."""
+        n = request.notification
+        alert = build_alert(n, details.contact, medium, RollupDecision(), {}, request.now)
+        alert["incident_id"], alert["summary"] = incident.id, incidents.update(incident)
+        drops = view.drop_keys(details.contact.id, medium.type, n)
+        return alert if self._emit(view, request.writes, n, medium, alert, trace, {}, drops) else None
 
     def _contact_targets(self, view: _BatchView, details: ContactDetails, writes: WriteBuffer,
                          notification: Notification, now: int, trace: Trace) -> list[Target]:
@@ -219,6 +256,7 @@ class _BatchView:
         self.drops = set(data.drops)
         self.escalations = BatchEscalations(data.escalation)
         self.episodes = BatchEpisodes(data.paged)
+        self.incidents = BatchIncidents(IncidentsConfig(group_by="none"), {})  # the notifier sets its own
         self._rules: dict[str, tuple[list[NotificationRule], RuleInputs]] = {}
         self._choices: dict[tuple[Any, ...], tuple[MediaChoice, list[dict[str, Any]]]] = {}
         self._current: dict[int, CheckFacts] = {}  # request index -> its notified check's facts
@@ -296,6 +334,11 @@ class _BatchView:
     def _facts(self, check_id: str, index: int) -> CheckFacts:
         stored = self.data.facts.get(check_id) or CheckFacts(check_id=check_id)
         return facts_before(stored, self.changes.get(check_id, ()), index)
+
+    def reset_interval(self, writes: WriteBuffer, contact_id: str, medium: str, check_id: str) -> None:
+        """Reset the check's per-state interval keys of a contact medium (a recovery folded into an incident)."""
+        rollup_store.clear_interval_drops(writes, contact_id, medium, check_id)
+        self.drops.difference_update(interval_keys(contact_id, medium, check_id))
 
     def set_interval(self, writes: WriteBuffer, contact_id: str, medium: Medium, notification: Notification,
                      drops: DropKeys) -> None:

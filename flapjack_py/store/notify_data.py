@@ -15,7 +15,9 @@ from typing import Any
 from flapjack_py import keys
 from flapjack_py.model.alerting import AlertingSet, CheckFacts
 from flapjack_py.model.contacts import ContactDetails
+from flapjack_py.model.incidents import Head
 from flapjack_py.model.rules import NotificationRule, rule_from_hash
+from flapjack_py.store import incidents as incident_store
 from flapjack_py.store import paged as paged_store
 from flapjack_py.store.contacts import contact_details_reads
 from flapjack_py.store.escalation import EscalationData, batch_reads
@@ -42,6 +44,7 @@ class NotifiedCheck:
     state: str  # the notification's state (names the per-state drop key)
     paged: tuple[str, ...] | None = None  # an escalation step's contacts: only they are alerted
     recovery: bool = False  # a recovery: who was paged for the episode is read (store/paged.py)
+    group: str | None = None  # its incident group (model/incidents.py), None: not grouped
 
     @functools.cached_property
     def id(self) -> str:  # made once: a batch's reads ask it ~20 times per check
@@ -62,6 +65,7 @@ class NotifyData:
     escalation: EscalationData = field(default_factory=EscalationData)
     drop_keys: dict[tuple[str, str, str, str], DropKeys] = field(default_factory=dict)  # drop_keys() by arguments
     paged: dict[str, list[paged_store.Pair]] = field(default_factory=dict)  # recovering check -> who was paged
+    incidents: dict[str, Head] = field(default_factory=dict)  # incident group -> its live state
 
 
 def drop_keys(contact_id: str, medium: str, check_id: str, state: str) -> DropKeys:
@@ -111,12 +115,14 @@ def _nothing() -> staged.Reads[None]:
 def _people(client: StrRedis, checks: Sequence[NotifiedCheck], watch: Callable[[list[str]], None] | None,
             now: int) -> staged.Reads[NotifyData]:
     """Contact ids and escalations, then contact details, then rules, drop keys and alerting sets."""
-    contact_ids, escalation, paged = yield from staged.together(
+    contact_ids, escalation, paged, heads = yield from staged.together(
         _contact_ids(checks), batch_reads(client, checks, now, watch),
-        paged_store.batch_reads([n.id for n in checks if n.recovery]))
-    data = NotifyData(contact_ids=contact_ids, escalation=escalation, paged=paged)
+        paged_store.batch_reads([n.id for n in checks if n.recovery]),
+        incident_store.heads_reads([n.group for n in checks if n.group is not None], watch))
+    data = NotifyData(contact_ids=contact_ids, escalation=escalation, paged=paged, incidents=heads)
     wanted = dict.fromkeys([*(cid for ids in data.contact_ids.values() for cid in ids), *data.escalation.contacts,
-                            *(cid for pairs in paged.values() for cid, _ in pairs)])
+                            *(cid for pairs in paged.values() for cid, _ in pairs),
+                            *(cid for head in heads.values() for pairs in head.paged.values() for cid, _ in pairs)])
     data.contacts = {d.contact.id: d for d in (yield from contact_details_reads(list(wanted)))}
     for check_id, ids in data.contact_ids.items():
         data.contact_ids[check_id] = [cid for cid in ids if cid in data.contacts]

@@ -105,6 +105,9 @@ def test_all_47_v1_endpoints_and_the_additions_are_documented(document: dict[str
                   ("get", "/flapping_checks")}
     additions |= {(m, "/escalation_policies") for m in ("get", "post", "patch", "delete")}
     additions |= {(m, "/dependencies") for m in ("get", "post", "delete")}
+    additions |= {("get", "/incidents"), ("get", "/incidents/{incident_id}"), ("get", "/incidents/{incident_id}/timeline"),
+                  ("get", "/incidents/{incident_id}/postmortem.md"), ("post", "/incidents/{incident_id}/acknowledge"),
+                  ("post", "/incidents/{incident_id}/notes")}
     additions |= {("get", "/audit")}
     additions |= {(m, "/teams") for m in ("get", "post", "patch", "delete")}
     additions |= {("post", "/receivers/sms/twilio"), ("get", "/receivers/sms/kannel"),

@@ -167,6 +167,7 @@ def test_a_command_redis_refuses_inside_exec_does_not_lose_or_repeat_the_batch(
 
 STORM_CHECKS = 30
 STORM_CONFIG = {"executive": {"new_check_scheduled_maintenance_duration": 0, "batch_size": 100},
+                "incidents": {"group_by": "none"},  # alerts per check: no incidents (issue 33)
                 "gateways": {"email": {"enabled": True}, "sms": {"enabled": True, "username": "u", "password": "p"}}}
 
 

@@ -41,7 +41,8 @@ pytestmark = [pytest.mark.real, pytest.mark.slow]
 
 CHECKS = 20
 SETTINGS = {"new_check_scheduled_maintenance_duration": 0, "batch_size": 3}
-CONFIG = {"executive": SETTINGS, "gateways": {"email": {"enabled": True}}}  # jobs queued, no worker
+CONFIG = {"executive": SETTINGS, "gateways": {"email": {"enabled": True}},  # jobs queued, no worker
+          "incidents": {"group_by": "none"}}  # one alert per check's state change: no incidents (issue 33)
 DELAYS = {"initial_failure_delay": 0, "repeat_failure_delay": 3600}  # one problem alert per failure
 
 

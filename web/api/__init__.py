@@ -70,6 +70,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
     entities,
     escalation_policies,
     health,
+    incidents,
     maintenance,
     maintenance_series,
     media,
@@ -86,7 +87,7 @@ from . import (  # noqa: E402  (resource modules register their routes on bp)
 
 RESOURCES = (contacts, media, pagerduty, rules, entities, checks, decisions, conditions, maintenance, maintenance_series,
              reports, metrics, alerts, receivers, replies, schedules, health, escalation_policies, dependencies, audit,
-             chat, analytics, teams)
+             chat, analytics, teams, incidents)
 """The resource modules, in the order /api/openapi.json lists their paths (web.api.openapi)."""
 
 __all__ = ["bp", "RESOURCES", "openapi"]
