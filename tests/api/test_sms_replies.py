@@ -78,6 +78,10 @@ def test_a_signed_twilio_reply_acknowledges_with_the_sms_actor(web: FlaskClient,
     assert _acked(real_s) is not None
     ack_alerts = [a for k in real_r.scan_iter("alert:*") if (a := real_r.hgetall(k))[b"type"] == b"acknowledgement"]
     assert ack_alerts and all(a[b"actor"] == f"sms:{NUMBER}".encode() and a[b"channel"] == b"sms" for a in ack_alerts)
+    trace = json.loads(real_r.lindex("foo:PING:decisions", 0) or "{}")  # the decision trace says who, how
+    assert (trace["type"], trace["actor"], trace["channel"]) == ("acknowledgement", f"sms:{NUMBER}", "sms")
+    [window] = maint.list_windows(real_s, "foo", "PING", maint.UNSCHEDULED)  # what the check page shows
+    assert window.actor is not None and (window.actor.name, window.actor.channel) == (f"sms:{NUMBER}", "sms")
 
 
 def test_a_badly_signed_twilio_request_is_refused_and_queues_nothing(web: FlaskClient, world: dict[str, Any],
