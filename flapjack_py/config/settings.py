@@ -22,6 +22,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 from flapjack_py.config.analytics import AnalyticsConfig
 from flapjack_py.config.media import declaration, validate_gateways
 from flapjack_py.config.receivers import ReceiversConfig
+from flapjack_py.config.sso import LdapConfig
 from flapjack_py.config.types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
 from flapjack_py.errors import ConfigError
 
@@ -162,6 +163,8 @@ class WebConfig(Section):
     """Seconds audit trail entries are kept (trimmed by age as entries are written)."""
     unowned_checks: Literal["everyone", "admins"] = "everyone"
     """Who may act on a check no team owns: every responder, or admins only."""
+    ldap: LdapConfig | None = None
+    """Log users in against an LDAP directory (flapjack_py.config.sso)."""
 
 
 class WatchdogConfig(Section):

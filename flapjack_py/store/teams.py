@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from flapjack_py import keys
 from flapjack_py.model.teams import CheckOwnership, Team, from_json
@@ -37,6 +38,17 @@ def save_team(client: StrRedis, team: Team) -> None:
 def delete_team(client: StrRedis, team_id: str) -> bool:
     """Delete the team; False when there was none."""
     return bool(client.hdel(keys.teams(), team_id))
+
+
+def set_membership(client: StrRedis, user: str, member_of: set[str], managed: set[str]) -> None:
+    """Make `user` a member of the teams `member_of` and of no other team of `managed` (teams an external
+    source maps; a team named there and not existing yet is made, named after its id)."""
+    teams = {t.id: t for t in list_teams(client)}
+    for team_id in sorted(managed | member_of):
+        team = teams.get(team_id) or Team(team_id, team_id)
+        members = tuple(m for m in team.members if m != user) + ((user,) if team_id in member_of else ())
+        if members != team.members or team_id not in teams:
+            save_team(client, replace(team, members=members))
 
 
 def contact_for_address(client: StrRedis, medium: str, address: str) -> str | None:

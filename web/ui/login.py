@@ -16,12 +16,13 @@ from flask_login import current_user
 from werkzeug.wrappers import Response
 
 from flapjack_py import credentials, keys
+from flapjack_py.model.sso import Refused
 from flapjack_py.store import users as user_store
 
-from .. import auth
+from .. import auth, sso
 from ..audit import record_login
 from . import bp
-from .context import db
+from .context import config, db
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +39,18 @@ def login() -> Response | tuple[str, int] | str:
     name = request.form.get("username", "")[:credentials.MAX_NAME + 1]
     password = request.form.get("password", "")
     user = user_store.load_user(db(), name)
-    if not credentials.verify_password(user.password_hash if user else None, password) or user is None:
-        log.warning("failed web login for %r from %s", name, request.remote_addr)
-        record_login(name, "password", "refused")
+    method = "ldap" if sso.is_external(user) and config().web.ldap else "password"
+    try:
+        if method == "ldap":
+            user = sso.password_login(db(), config().web, name, password)
+        elif not credentials.verify_password(user.password_hash if user else None, password) or user is None:
+            raise Refused("unknown user or wrong password")
+    except Refused as exc:
+        log.warning("failed web login (%s) for %r from %s: %s", method, name, request.remote_addr, exc)
+        record_login(name, method, f"refused: {exc}"[:200] if method != "password" else "refused")
         return render_template("ui/login.html", next=target, error="Unknown user or wrong password."), FAILED
     auth.start_session(user)
-    record_login(user.name, "password", "ok")
+    record_login(user.name, method, "ok")
     log.info("web login: %s (%s) from %s", user.name, user.role, request.remote_addr)
     return redirect(target, code=303)
 
