@@ -88,6 +88,13 @@ def test_on_a_phone_the_first_screen_is_the_work_and_the_action_bar_acknowledges
     box = rows.first.locator("label.tap").bounding_box()
     assert box["width"] >= 44 and box["height"] >= 44
     assert problems_of(tab) == []
+    tab.goto(base_url + f"/checks/{HOSTS[0]}/{CHECKS[3]}")  # the check page leads with facts, then Acknowledge
+    button = tab.locator("#ack-form").get_by_role("button", name="Acknowledge", exact=True).bounding_box()
+    assert button["y"] + button["height"] <= PHONE["viewport"]["height"]
+    assert [tab.locator("#ack-form .presets button").nth(i).inner_text() for i in range(4)] == [
+        "15 min", "1 h", "4 h", "until 08:00"]
+    assert sideways(tab) == 0 and problems_of(tab) == []
+    tab.goto(base_url + "/")
 
     bar = tab.locator("#bulk")
     expect(bar).to_be_hidden()
