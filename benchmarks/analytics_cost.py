@@ -7,7 +7,7 @@ recoveries and a tenth acknowledgements, by email, sms and pagerduty, to `--cont
 zones) with their indexes over the last 7 days, each paged check's state changes (a failure and its recovery per
 problem) and an acknowledgement (unscheduled maintenance window and its actor) for half the failures. Then the
 summary, the per-check and per-person tables are computed `--runs` times as GET /api/analytics/* does
-(store/analytics.py read_facts, then analysis/analytics.py), and the CPU seconds of this process
+(tools/report.py: store/analytics.py read_facts, then analysis/analytics.py), and the CPU seconds of this process
 (time.process_time: the reads' parsing and the figures; Redis's own CPU is reported apart, from INFO) and the
 wall time of the best run are printed. Exit status 1 when this process's CPU exceeds 1 s.
 """
@@ -19,14 +19,14 @@ import random
 import sys
 import tempfile
 import time
+from typing import Any
 
 from flapjack_py import keys
-from flapjack_py.analysis import analytics
-from flapjack_py.analysis.incidents import incidents
+from flapjack_py.config.settings import Config
 from flapjack_py.runtime.connection import embedded_clients
 from flapjack_py.runtime.embedded_redis import EmbeddedRedis
-from flapjack_py.store.analytics import read_facts
 from flapjack_py.store.plumbing.client import StrRedis
+from flapjack_py.tools.report import read_period
 
 WEEK = 7 * 86400
 ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney")
@@ -84,16 +84,12 @@ def profile(client: StrRedis, now: int) -> None:
     pstats.Stats("/tmp/analytics.prof").sort_stats("tottime").print_stats(14)
 
 
-def measure(client: StrRedis, now: int) -> tuple[float, float, dict[str, object]]:
-    """(CPU s of this process, wall s) of one computation of the summary, checks and people tables."""
+def measure(client: StrRedis, now: int) -> tuple[float, float, dict[str, Any]]:
+    """(CPU s of this process, wall s, summary) of one computation of the summary, checks and people tables, as
+    GET /api/analytics/* and `flapjack report` make it (tools/report.py)."""
     cpu, wall = time.process_time(), time.perf_counter()
-    facts = read_facts(client, now - WEEK, now)
-    settings = analytics.Settings.of()
-    found = incidents(facts)
-    summary = analytics.summary(facts, settings, found)
-    analytics.checks(facts, settings, found)
-    analytics.people(facts, settings)
-    return time.process_time() - cpu, time.perf_counter() - wall, summary
+    figures = read_period(client, Config(), now - WEEK, now).figures()
+    return time.process_time() - cpu, time.perf_counter() - wall, figures["summary"]
 
 
 def main() -> int:
