@@ -5,9 +5,10 @@ Webhook mode, settings `gateways.slack`: `endpoint` (the webhook URL), `account_
 [flapjack], `icon_emoji` [:ghost:]. The address is the channel (without `#`); empty = `#general`.
 
 App mode (`bot_token` set): `bot_token`, `signing_secret` (checks the button presses Slack posts to
-/api/receivers/slack/interactions), `channel` (for contacts without an address), `api_url` [Slack's],
-`allowed_users` (Slack user ids who may press the buttons; contacts whose `slack` address is their id may
-too), `web_url` (the flapjack web UI's base URL, for the check page link). The address is a channel id or name.
+/api/receivers/slack/interactions), `channel` (where the alerts of contacts whose address is a Slack user id
+go, mentioning them), `api_url` [Slack's], `allowed_users` (Slack user ids who may press the buttons; contacts
+whose `slack` address is their id may too), `web_url` (the flapjack web UI's base URL, for the check page
+link). The address is a channel id or name, or a Slack user id.
 """
 
 from __future__ import annotations

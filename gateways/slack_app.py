@@ -1,5 +1,7 @@
 """Slack app mode of the slack gateway (`gateways.slack.bot_token` set): alerts through Slack's Web API.
 
+A contact's address is a channel (name or id), or a Slack user id: their alerts then go to `channel`,
+mentioning them (without `channel`, to their direct messages with the app), and they may press the buttons.
 A problem alert is posted with chat.postMessage and Block Kit buttons ("Acknowledge", "Acknowledge 4h", a link
 to the check page); its channel and ts are remembered with the alert (flapjack_py.store.chat). An
 acknowledgement or recovery of that check updates the message with chat.update (buttons replaced by who
@@ -10,6 +12,7 @@ presses come back to the web app (web/api/chat.py), which acknowledges through f
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -24,6 +27,8 @@ from .base import Gateway, PermanentError, TransientError
 log = logging.getLogger(__name__)
 
 MEDIUM = "slack"
+USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
+"""A Slack user id (a contact's address that names a person, not a channel)."""
 T = TypeVar("T")
 
 
@@ -31,13 +36,14 @@ def send(gateway: Gateway, alert: Alert) -> None:
     """Post or update the alert's message; TransientError/PermanentError as Slack answers."""
     settings = gateway.settings
     api = SlackApi(str(settings["bot_token"]), str(settings.get("api_url") or API_URL), gateway.timeout)
-    address = (alert["address"] or str(settings.get("channel") or "")).strip()
-    if not address:
-        raise PermanentError("no channel: the contact's slack address and gateways.slack.channel are empty")
+    address = alert["address"].strip()
+    target = _target(address, settings)
     text = str(alert.get("body") or alert.get("subject") or alert["check"])
+    if target != address.lstrip("#"):
+        text = f"<@{address}> {text}"
     if alert["type"] == "problem" and not alert["rollup"]:
         blocks = alert_blocks(text, alert["check"], check_url(settings, alert["check"]))
-        channel, ts = _sent(lambda: api.post_message(gateway.session, address.lstrip("#"), text, blocks))
+        channel, ts = _sent(lambda: api.post_message(gateway.session, target, text, blocks))
         if gateway.store is not None and ts:
             chat.remember(gateway.store, ChatMessage(MEDIUM, channel, ts, alert["check"], alert["id"]),
                           thread_of=address)
@@ -48,7 +54,15 @@ def send(gateway: Gateway, alert: Alert) -> None:
         _sent(lambda: api.update(gateway.session, posted.room, posted.message_id, f"{text}\n{note}",
                                  settled_blocks(text, note)))
         return
-    _sent(lambda: api.post_message(gateway.session, address.lstrip("#"), text))
+    _sent(lambda: api.post_message(gateway.session, target, text))
+
+
+def _target(address: str, settings: Mapping[str, Any]) -> str:
+    """Where an alert to `address` goes: a channel (name or id) itself; a Slack user id to `channel` (mentioning
+    them) when it is set, else to the user's direct messages with the app."""
+    if USER_ID.fullmatch(address) and settings.get("channel"):
+        return str(settings["channel"]).lstrip("#")
+    return address.lstrip("#")
 
 
 def check_url(settings: Mapping[str, Any], check: str) -> str | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from flapjack_py.store import chat
 
 from .conftest import gateway_config, status_of
@@ -78,3 +80,16 @@ def test_slack_refusal_fails_and_rate_limit_retries(redis_server, httpserver, en
     burst("slack", config)
     assert len(calls(httpserver, "chat.postMessage")) == 2
     assert status_of(real_s, limited["id"])["status"] == "delivered"
+
+
+@pytest.mark.parametrize(("channel", "expected"), [("C0DEFAULT", "C0DEFAULT"), (None, "U0ADA")])
+def test_a_user_id_address_goes_to_the_channel_mentioning_them(redis_server, httpserver, enqueue, burst, channel,
+                                                               expected):
+    httpserver.expect_request("/api/chat.postMessage").respond_with_json({"ok": True, "channel": "C1", "ts": "1.2"})
+    config = gateway_config(redis_server.url, "slack", api_url=httpserver.url_for("/api"),
+                            **{**SLACK, "channel": channel})
+    enqueue(config, media="slack", address="U0ADA")
+    burst("slack", config)
+    [posted] = calls(httpserver, "chat.postMessage")
+    assert posted["channel"] == expected
+    assert posted["text"].startswith("<@U0ADA> ") == (channel is not None)
