@@ -6,7 +6,12 @@ from __future__ import annotations
 import json
 
 from flapjack_py import keys
+from flapjack_py.model.escalation import policy_from_json
+from flapjack_py.oncall.schedule_data import schedule_from_json
+from flapjack_py.store import entities as entity_store
+from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance as maint
+from flapjack_py.store import schedules as schedule_store
 
 from .conftest import World
 
@@ -63,3 +68,23 @@ def test_an_entity_preset_covers_every_check_and_a_bad_time_does_nothing(world: 
         assert window.start <= clock.now < window.start + window.duration
         assert window.start + window.duration == clock.now + 3 * 3600
     assert client.post("/entities/ghost.example.com/maintenance", data={"preset": "1h"}).status_code == 404
+
+
+def test_the_check_page_names_the_next_escalation_step_and_who_was_told(world: World, client, clock) -> None:
+    world.contact("ann", "Ann", "Oncall", E)
+    world.contact("rex", "Rex", "Ray", "other.example.com")
+    rota = {"timezone": "UTC", "layers": [{"start": "2023-11-01T00:00Z", "rotation": "P1W", "contacts": ["rex"]}]}
+    schedule_store.save_schedule(world.s, schedule_from_json(rota, clock.now, "primary"))
+    policy = {"name": "Web", "levels": [{"delay": 0, "targets": [{"contact": "ann"}]},
+                                        {"delay": 900, "targets": [{"schedule": "primary"}]}]}
+    escalation_store.save_policy(world.s, policy_from_json(policy, "web"))
+    escalation_store.link(world.s, entity_store.entity_id(world.s, E), ["web"])
+    world.event(E, C, "ok")
+    world.drain()
+    world.event(E, C, "critical", "down", initial_failure_delay=0)
+    world.drain()
+    page = client.get(URL).get_data(as_text=True)
+    facts = page[page.index('id="facts"'):page.index("</section>", page.index('id="facts"'))]
+    assert "Who was told:" in facts and "Ann Oncall" in facts
+    assert "Rex Ray at" in facts and "unless acknowledged" in facts
+    assert "Nobody is told about this check" not in page  # one source: the card
