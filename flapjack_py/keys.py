@@ -623,6 +623,12 @@ def chat_thread(medium: str, check_id: str) -> str:
     return f"chat_thread:{medium}:{check_id}"
 
 
+def chat_room(medium: str, address: str) -> str:
+    """string + TTL: the room gateway MEDIUM opened for ADDRESS (a Matrix user id: their direct room), so a
+    restarted gateway uses it again instead of opening another."""
+    return f"chat_room:{medium}:{address}"
+
+
 def pagerduty_acks_running() -> str:
     """string + TTL: semaphore held while a PagerDuty ack poll runs."""
     return "sem_pagerduty_acks_running"

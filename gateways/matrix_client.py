@@ -162,7 +162,7 @@ class MatrixClient:
                 f"acknowledged by {who(alert.get('actor'))}" + (f": {summary}" if summary else "")
             await self.send(posted.room, thread_content(posted.message_id, text))
             return
-        room = await self._room_for(address)
+        room = await self._room_for(address, store)
         event_id = await self.send(room, alert_content(dict(alert)))
         if alert["type"] == "problem" and not alert["rollup"] and store is not None:
             chat.remember(store, ChatMessage(MEDIUM, room, event_id, alert["check"], alert["id"]), thread_of=address)
@@ -182,12 +182,14 @@ class MatrixClient:
                                                                                         else []))
         return str(answer.event_id)
 
-    async def _room_for(self, address: str) -> str:
-        """The room id of an address: a room id as it is, an alias resolved, a user's direct room opened."""
+    async def _room_for(self, address: str, store: StrRedis | None) -> str:
+        """The room id of an address: a room id as it is, an alias resolved, a user's direct room (opened once,
+        kept in Redis)."""
         if address.startswith("!"):
             return address
-        if address in self._room_ids:
-            return self._room_ids[address]
+        known = self._room_ids.get(address) or (chat.room_of(store, MEDIUM, address) if store is not None else None)
+        if known:
+            return known
         if address.startswith("#"):
             found = await self._client.room_resolve_alias(address)
             if isinstance(found, nio.RoomResolveAliasError):
@@ -200,6 +202,8 @@ class MatrixClient:
             if isinstance(made, nio.RoomCreateError):
                 raise base.TransientError(f"cannot open a direct room with {address}: {made.message}")
             room = str(made.room_id)
+            if store is not None:
+                chat.remember_room(store, MEDIUM, address, room)
         self._room_ids[address] = room
         return room
 

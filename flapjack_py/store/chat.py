@@ -70,6 +70,17 @@ def _threaded(medium: str, check: str, raw: str) -> ChatMessage:
     return ChatMessage(medium, str(data["room"]), str(data["message_id"]), check, str(data["alert_id"]))
 
 
+def room_of(client: StrRedis, medium: str, address: str) -> str | None:
+    """The room opened for `address` (a direct room), or None."""
+    found = client.get(keys.chat_room(medium, address))
+    return str(found) if found else None
+
+
+def remember_room(client: StrRedis, medium: str, address: str, room: str) -> None:
+    """Keep the room opened for `address`."""
+    client.set(keys.chat_room(medium, address), room, ex=MESSAGE_TTL)
+
+
 def contact_with_address(client: StrRedis, medium: str, address: str) -> str | None:
     """The id of a contact whose `medium` address is `address` (a chat user id), or None."""
     for contact_id in contacts.all_contact_ids(client):

@@ -142,3 +142,21 @@ def test_homeserver_restarted_mid_run_loses_no_alert(real_r, real_s, room, peopl
     people["alice"].send(room, {"msgtype": "m.text", "body": "status baz:load"})
     wait_for(lambda: from_bot(people["alice"], room, lambda m: m["content"]["body"].startswith("baz:load is critical")),
              WAIT, "the status answer")
+
+
+def test_a_user_address_gets_one_direct_room_kept_across_restarts(real_r, real_s, room, people, matrix_settings,
+                                                                  contact, gateway):
+    alice = people["alice"]
+    media_store.set_medium(real_s, "c1", "matrix", alice.user_id, 0)
+    executive = Executive(real_r, executive_config(matrix_settings))
+    event(real_s, "foo:ping", "critical", "first")
+    executive.drain()
+    direct = wait_for(lambda: chat.room_of(real_s, "matrix", alice.user_id), WAIT, "the direct room")
+    alice.join(direct)
+    alert_message(alice, direct, "foo:ping")
+
+    gateway.matrix._room_ids.clear()  # what a restarted gateway knows: only Redis
+    event(real_s, "bar:disk", "critical", "second")
+    executive.drain()
+    alert_message(alice, direct, "bar:disk")
+    assert chat.room_of(real_s, "matrix", alice.user_id) == direct
