@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import redis
 import time_machine
 from click.testing import Result
 
@@ -15,6 +16,7 @@ from flapjack_py.executive import Executive
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store.plumbing.client import StrRedis
+from web import create_app
 
 pytestmark = pytest.mark.real
 
@@ -45,7 +47,7 @@ def archive_flapping(client: StrRedis) -> None:
 
 
 def test_report_and_a_suggestion_proved_by_backtest(flapjack: Callable[..., Result], real_s: StrRedis,
-                                                     tmp_path: Path) -> None:
+                                                     real_r: redis.Redis, tmp_path: Path) -> None:
     archive_flapping(real_s)
     with time_machine.travel(START + 12 * 3600, tick=True):
         result = flapjack("report", "--since", "24h", "--json", "--suggest")
@@ -71,6 +73,9 @@ def test_report_and_a_suggestion_proved_by_backtest(flapjack: Callable[..., Resu
         replayed = json.loads(flapjack("backtest", "--rules", str(rules), "--since", "24h", "--json").output)
     assert replayed["current"] - replayed["proposed"] == suggestion["pages_before"] - suggestion["pages_after"]
     assert (replayed["current"], replayed["proposed"]) == (12, 2)
+    with time_machine.travel(START + 12 * 3600, tick=False):
+        api = create_app(redis=real_r).test_client().get("/api/analytics/suggestions?since=24h")
+    assert api.status_code == 200 and api.get_json(force=True)["suggestions"] == [suggestion]
 
 
 def test_report_refuses_a_bad_period(flapjack: Callable[..., Result]) -> None:
