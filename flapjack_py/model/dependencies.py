@@ -33,6 +33,8 @@ MAX_ID = 100
 """Longest dependency id, in characters."""
 RELEASE_TAG = "flapjack:released"
 """Tag of the synthetic result that notifies a child once its parent recovered (release_event)."""
+RELEASE_SUMMARY = 4000
+"""Characters of a child's summary its release result carries (well inside executive.max_event_bytes)."""
 
 
 class InvalidDependency(FlapjackError):
@@ -267,7 +269,7 @@ def release_event(check_id: str, state: str, summary: str | None, now: int) -> d
     event: dict[str, Any] = {"type": "service", "state": state, "entity": entity, "check": check, "time": now,
                              "tags": [RELEASE_TAG]}
     if summary:
-        event["summary"] = summary
+        event["summary"] = summary[:RELEASE_SUMMARY]
     return event
 
 

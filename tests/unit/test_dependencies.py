@@ -182,3 +182,5 @@ def test_a_release_result_is_an_event_the_executive_knows_as_one() -> None:
     assert still_released(event, "critical") and not still_released(event, "warning")
     assert not still_released(event, "ok")
     assert not is_release(Event(type="service", state="critical", entity="web", check="HTTP"))
+    long = parse_event(json.dumps(release_event("web:HTTP", "critical", "x" * 70_000, NOW)))
+    assert long is not None and len(long.summary or "") == 4000  # a long summary cannot make it too large
