@@ -28,15 +28,36 @@ MAX_CHECK_CHANGES = 10_000
 
 @dataclass(frozen=True)
 class Proposal:
-    """A change to one check and why."""
+    """A change to one check and why; `rules` is the proposal as `flapjack backtest --rules` takes it (None: the
+    check's fields in `change`), `replayed` the checks whose events the replays need, `meant` the starts of the
+    incidents the change means to silence (None: those no longer than the new delay)."""
 
     check: str
-    change: dict[str, int]
+    change: dict[str, Any]
     why: str
+    rules: dict[str, Any] | None = None
+    replayed: tuple[str, ...] = ()
+    meant: frozenset[int] | None = None
 
     def rules_file(self) -> dict[str, Any]:
         """The proposal as `flapjack backtest --rules` takes it."""
-        return {"checks": [{"check": self.check, **self.change}]}
+        return self.rules if self.rules is not None else {"checks": [{"check": self.check, **self.change}]}
+
+    def missed(self, incident: Incident) -> bool:
+        """Whether `incident`, had it lost its page, would be a problem missed (not one the change means to drop)."""
+        if self.meant is not None:
+            return incident.start not in self.meant
+        return incident.mttr is None or incident.mttr > self.change["initial_failure_delay"]
+
+    def wording(self, saved: int, before: int, missed: int) -> str:
+        """The reason: the change, what the replay says, why it was proposed."""
+        if "depends_on" in self.change:
+            change, longer = f"make {self.check} depend on {self.change['depends_on']}", "that began outside its failures"
+        else:
+            delay = self.change["initial_failure_delay"]
+            change, longer = f"raise initial_failure_delay of {self.check} to {delay} s", f"that lasted longer than {delay} s"
+        return (f"{change}: {saved} of {before} pages would not have been sent; {missed} incidents {longer} would "
+                f"have been missed ({self.why})")
 
 
 def propose(rows: Sequence[Mapping[str, Any]], found: Iterable[Incident], within: int, limit: int,
@@ -54,7 +75,7 @@ def propose(rows: Sequence[Mapping[str, Any]], found: Iterable[Incident], within
             continue
         why = (f"{len(durations or ())} of its {row['incidents']} paged problems recovered by themselves within "
                f"{max(durations or [0])} s, nobody acting")
-        proposals.append(Proposal(row["check"], {"initial_failure_delay": delay}, why))
+        proposals.append(Proposal(row["check"], {"initial_failure_delay": delay}, why, replayed=(row["check"],)))
         if len(proposals) == limit:
             break
     return proposals
@@ -63,17 +84,14 @@ def propose(rows: Sequence[Mapping[str, Any]], found: Iterable[Incident], within
 def outcome(proposal: Proposal, found: Iterable[Incident], before: Sequence[Alert],
             after: Sequence[Alert]) -> dict[str, Any]:
     """The suggestion as the API gives it: `{"check", "change", "reason", "pages_before", "pages_after",
-    "missed_problems"}` from the replays without (`before`) and with (`after`) the change."""
-    delay = proposal.change["initial_failure_delay"]
+    "missed_problems", "backtest"}` from the replays without (`before`) and with (`after`) the change."""
     mine_before = [a for a in before if a[2] == proposal.check]
     mine_after = [a for a in after if a[2] == proposal.check]
-    missed = sum(1 for i in found if i.check == proposal.check and (i.mttr is None or i.mttr > delay)
+    missed = sum(1 for i in found if i.check == proposal.check and proposal.missed(i)
                  and _problem_in(mine_before, i) and not _problem_in(mine_after, i))
     saved = len(mine_before) - len(mine_after)
-    reason = (f"raise initial_failure_delay of {proposal.check} to {delay} s: {saved} of {len(mine_before)} pages "
-              f"would not have been sent; {missed} incidents that lasted longer than {delay} s would have been "
-              f"missed ({proposal.why})")
-    return {"check": proposal.check, "change": dict(proposal.change), "reason": reason,
+    return {"check": proposal.check, "change": dict(proposal.change),
+            "reason": proposal.wording(saved, len(mine_before), missed),
             "pages_before": len(mine_before), "pages_after": len(mine_after), "missed_problems": missed,
             "backtest": proposal.rules_file()}
 
@@ -121,15 +139,15 @@ def _changed(raw: bytes, changes: Mapping[str, Mapping[str, int]]) -> bytes:
     return raw if fields is None else json.dumps({**event, **fields}).encode()
 
 
-def of_check(events: Sequence[tuple[int, bytes]], check: str) -> list[tuple[int, bytes]]:
-    """The events about `check` (a suggestion is replayed with its own check's events only)."""
-    entity, _, name = check.partition(":")
+def of_checks(events: Sequence[tuple[int, bytes]], checks: Iterable[str]) -> list[tuple[int, bytes]]:
+    """The events about `checks` (a suggestion is replayed with the events of the checks it is about only)."""
+    wanted = {tuple(check.split(":", 1)) for check in checks}
     found = []
     for at, raw in events:
         try:
             event = json.loads(raw)
         except ValueError:
             continue
-        if isinstance(event, dict) and event.get("entity") == entity and event.get("check") == name:
+        if isinstance(event, dict) and (event.get("entity"), event.get("check")) in wanted:
             found.append((at, raw))
     return found

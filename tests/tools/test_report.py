@@ -81,3 +81,46 @@ def test_report_and_a_suggestion_proved_by_backtest(flapjack: Callable[..., Resu
 def test_report_refuses_a_bad_period(flapjack: Callable[..., Result]) -> None:
     result = flapjack("report", "--since", "next blursday")
     assert result.exit_code == 2 and "since: could not read the time 'next blursday'" in result.output
+
+
+def archive_parent_and_child(client: StrRedis) -> None:
+    """ada (email) is told about switch and web; switch:PING goes down three times for 600 s, an hour apart, and
+    web:HTTP fails 10 s after it each time and recovers 5 s before it (events with initial_failure_delay 0:
+    both page at once)."""
+    contact_store.create_contact(client, {"id": "ada", "first_name": "Ada", "last_name": "L",
+                                          "media": {"email": "ada@example.com"}})
+    for name in ("switch", "web"):
+        entity_store.save_entity(client, f"id-{name}", name)
+        entity_store.add_entity_contacts(client, f"id-{name}", ["ada"])
+    executive = Executive(client, {"executive": {"archive_events": True, "events_archive_maxage": 86400 * 2,
+                                                 "new_check_scheduled_maintenance_duration": 0}})
+    steps = [(0, "switch", "PING", "ok"), (0, "web", "HTTP", "ok")]
+    for n in range(3):
+        base = 3600 * (n + 1)
+        steps += [(base, "switch", "PING", "critical"), (base + 10, "web", "HTTP", "critical"),
+                  (base + 595, "web", "HTTP", "ok"), (base + 600, "switch", "PING", "ok")]
+    for offset, entity, check, state in steps:
+        with time_machine.travel(START + offset, tick=False):
+            client.lpush("events", json.dumps({"type": "service", "entity": entity, "check": check, "state": state,
+                                               "time": START + offset, "initial_failure_delay": 0}))
+            executive.drain()
+
+
+def test_a_check_failing_with_another_is_proposed_a_dependency_proved_by_backtest(
+        flapjack: Callable[..., Result], real_s: StrRedis, tmp_path: Path) -> None:
+    archive_parent_and_child(real_s)
+    with time_machine.travel(START + 12 * 3600, tick=True):
+        result = flapjack("report", "--since", "24h", "--json", "--suggest")
+    assert result.exit_code == 0, result.output
+    [suggestion] = json.loads(result.output)["suggestions"]
+    assert suggestion["check"] == "web:HTTP" and suggestion["change"] == {"depends_on": "switch:PING"}
+    assert (suggestion["pages_before"], suggestion["pages_after"], suggestion["missed_problems"]) == (6, 0, 0)
+    assert suggestion["reason"] == (
+        "make web:HTTP depend on switch:PING: 6 of 6 pages would not have been sent; 0 incidents that began outside "
+        "its failures would have been missed (3 of its 3 paged problems began while switch:PING was failing)")
+    assert suggestion["backtest"] == {"dependencies": [{"parent": "switch:PING", "child": {"check": "web:HTTP"}}]}
+    rules = tmp_path / "proposal.json"
+    rules.write_text(json.dumps(suggestion["backtest"]))
+    with time_machine.travel(START + 12 * 3600, tick=True):
+        replayed = json.loads(flapjack("backtest", "--rules", str(rules), "--since", "24h", "--json").output)
+    assert replayed["current"] - replayed["proposed"] == suggestion["pages_before"] - suggestion["pages_after"]
