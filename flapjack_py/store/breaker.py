@@ -18,7 +18,8 @@ from flapjack_py.store.plumbing import scripts
 from flapjack_py.store.plumbing.client import StrRedis
 
 TTL = 300
-"""Seconds an open breaker lives without a worker renewing it (a trip, a probe)."""
+"""Seconds an open breaker lives without a worker finding the server refusing (a trip, a refused probe): with
+nothing to probe with, or no worker left, it closes by itself."""
 
 
 def load_breaker(client: StrRedis, medium: str) -> BreakerState | None:
@@ -50,17 +51,17 @@ def trip(client: StrRedis, medium: str, state: BreakerState) -> bool:
 def claim_probe(client: StrRedis, medium: str, now: float, hold_until: float) -> int:
     """Claim the due probe (no other worker probes until `hold_until`): 1 claimed, 0 none due yet, -1 closed."""
     script = client.register_script(scripts.BREAKER_CLAIM_PROBE)
-    return int(script(keys=[keys.gateway_breaker(medium)], args=[now, hold_until, TTL]))
+    return int(script(keys=[keys.gateway_breaker(medium)], args=[now, hold_until]))
 
 
 def probe_failed(client: StrRedis, medium: str, step: float, next_probe: float, error: str) -> bool:
     """A probe was refused: the next one after the new `step`, at `next_probe`; False when closed meanwhile."""
-    return _update(client, medium, step=step, next_probe=next_probe, error=error)
+    return _update(client, medium, TTL, step=step, next_probe=next_probe, error=error)
 
 
 def release_probe(client: StrRedis, medium: str, at: float) -> bool:
     """A claimed probe found nothing to send: the next one is due at `at` (for whichever worker has a job)."""
-    return _update(client, medium, next_probe=at)
+    return _update(client, medium, 0, next_probe=at)
 
 
 def close(client: StrRedis, medium: str) -> bool:
@@ -76,7 +77,8 @@ def waiting_alerts(client: StrRedis, medium: str) -> int:
     return sum(int(n) for n in pipe.execute())
 
 
-def _update(client: StrRedis, medium: str, **fields: float | str) -> bool:
+def _update(client: StrRedis, medium: str, ttl: int, **fields: float | str) -> bool:
+    """Set `fields` of an open breaker (its TTL renewed to `ttl`, 0: left); False when it is closed."""
     script = client.register_script(scripts.BREAKER_UPDATE)
     pairs = [part for name, value in fields.items() for part in (name, value)]
-    return bool(script(keys=[keys.gateway_breaker(medium)], args=[TTL, *pairs]))
+    return bool(script(keys=[keys.gateway_breaker(medium)], args=[ttl, *pairs]))

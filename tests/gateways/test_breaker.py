@@ -25,7 +25,8 @@ from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
 from flapjack_py import keys
-from flapjack_py.model.delivery import MAX_STEP
+from flapjack_py.model.delivery import MAX_STEP, BreakerState
+from flapjack_py.store import breaker as breaker_store
 from gateways.breaker import TRIP_AFTER
 from web import create_app
 
@@ -253,6 +254,29 @@ def test_a_job_abandoned_more_times_than_its_retries_is_still_delivered(tmp_path
     burst("email", config)
     assert status_of(real_s, alert["id"])["status"] == "delivered"
     assert started_job_ids(real_r) == []
+
+
+def test_the_breaker_in_redis_opens_once_and_lets_one_worker_probe_at_a_time(real_s):
+    now = time.time()
+    assert breaker_store.claim_probe(real_s, "email", now, now + 60) == -1  # closed: nothing to claim
+    assert breaker_store.trip(real_s, "email", BreakerState(now, 1, now + 1, "SMTP", "refused"))
+    assert not breaker_store.trip(real_s, "email", BreakerState(now + 5, 1, now + 6, "SMTP", "reset"))
+    opened = breaker_store.load_breaker(real_s, "email")
+    assert opened == BreakerState(now, 1, now + 1, "SMTP", "reset")  # since kept, the last error
+    assert breaker_store.claim_probe(real_s, "email", now + 0.5, now + 60) == 0  # not due yet
+    assert breaker_store.claim_probe(real_s, "email", now + 1, now + 60) == 1  # one worker claims it
+    assert breaker_store.claim_probe(real_s, "email", now + 2, now + 62) == 0  # the others wait
+    real_s.expire(keys.gateway_breaker("email"), 100)
+    assert breaker_store.release_probe(real_s, "email", now + 2)  # nothing to send: due again at once
+    assert real_s.ttl(keys.gateway_breaker("email")) <= 100  # claims and releases keep no idle breaker open
+    assert breaker_store.claim_probe(real_s, "email", now + 2, now + 62) == 1
+    assert breaker_store.probe_failed(real_s, "email", 2, now + 4, "still refused")
+    assert real_s.ttl(keys.gateway_breaker("email")) > 100  # a refusal renews it
+    assert breaker_store.load_breakers(real_s, ["email", "sms"]) == {
+        "email": BreakerState(now, 2, now + 4, "SMTP", "still refused")}
+    assert breaker_store.close(real_s, "email") and not breaker_store.close(real_s, "email")
+    assert not breaker_store.probe_failed(real_s, "email", 4, now + 8, "late")  # closed stays closed
+    assert breaker_store.load_breaker(real_s, "email") is None
 
 
 def senders_of(client: Any, job_id: str) -> set[int]:

@@ -406,24 +406,24 @@ return opened
 
 BREAKER_CLAIM_PROBE = """
 -- KEYS[1] a gateway's breaker hash
--- ARGV[1] now, ARGV[2] the time the probe's claim holds until, ARGV[3] TTL
--- Claims the probe that is due: its next_probe moved to ARGV[2], so that no other worker probes meanwhile.
--- Returns 1 when claimed, 0 when no probe is due yet, -1 when the breaker is closed.
+-- ARGV[1] now, ARGV[2] the time the probe's claim holds until
+-- Claims the probe that is due: its next_probe moved to ARGV[2], so that no other worker probes meanwhile
+-- (the TTL is left: a breaker nobody finds refused again expires). Returns 1 when claimed, 0 when no probe
+-- is due yet, -1 when the breaker is closed.
 local due = redis.call('HGET', KEYS[1], 'next_probe')
 if not due then return -1 end
 if tonumber(due) > tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'next_probe', ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 
 BREAKER_UPDATE = """
 -- KEYS[1] a gateway's breaker hash
--- ARGV[1] TTL, ARGV[2..] field, value, ...
--- Sets the fields and renews the TTL of an open breaker; a closed one stays closed. Returns 1 when open.
+-- ARGV[1] TTL (0: left as it is), ARGV[2..] field, value, ...
+-- Sets the fields (and renews the TTL) of an open breaker; a closed one stays closed. Returns 1 when open.
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('EXPIRE', KEYS[1], ARGV[1])
+if tonumber(ARGV[1]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return 1
 """
 
