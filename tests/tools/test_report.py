@@ -107,7 +107,7 @@ def archive_parent_and_child(client: StrRedis) -> None:
 
 
 def test_a_check_failing_with_another_is_proposed_a_dependency_proved_by_backtest(
-        flapjack: Callable[..., Result], real_s: StrRedis, tmp_path: Path) -> None:
+        flapjack: Callable[..., Result], real_s: StrRedis, real_r: redis.Redis, tmp_path: Path) -> None:
     archive_parent_and_child(real_s)
     with time_machine.travel(START + 12 * 3600, tick=True):
         result = flapjack("report", "--since", "24h", "--json", "--suggest")
@@ -124,3 +124,7 @@ def test_a_check_failing_with_another_is_proposed_a_dependency_proved_by_backtes
     with time_machine.travel(START + 12 * 3600, tick=True):
         replayed = json.loads(flapjack("backtest", "--rules", str(rules), "--since", "24h", "--json").output)
     assert replayed["current"] - replayed["proposed"] == suggestion["pages_before"] - suggestion["pages_after"]
+    with time_machine.travel(START + 12 * 3600, tick=False):  # the analytics page offers to apply it (admins)
+        page = create_app(redis=real_r).test_client().get("/analytics?since=24h&suggest=1").get_data(as_text=True)
+    assert 'name="parent" value="switch:PING"' in page and 'name="value" value="web:HTTP"' in page
+    assert "Apply: make web:HTTP depend on switch:PING" in page
