@@ -24,6 +24,7 @@ POLICY: dict[str, Role | str] = {
     # open: probes, documents, static files, logging in and out
     "api.get_health": OPEN, "api.openapi": OPEN, "api.options": OPEN,
     "static": OPEN, "ui.static": OPEN, "ui.login": OPEN, "ui.logout": OPEN,
+    "ui.sso_login": OPEN, "ui.sso_callback": OPEN,
     # UI pages
     "ui.index": V, "ui.check": V, "ui.entities": V, "ui.entity": V, "ui.contacts": V, "ui.contact": V,
     "ui.alerts": V, "ui.status": V, "ui.analytics": V, "ui.set_refresh": V,

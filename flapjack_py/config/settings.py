@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 from flapjack_py.config.analytics import AnalyticsConfig
 from flapjack_py.config.media import declaration, validate_gateways
 from flapjack_py.config.receivers import ReceiversConfig
-from flapjack_py.config.sso import LdapConfig
+from flapjack_py.config.sso import LdapConfig, OidcConfig
 from flapjack_py.config.types import Bool, Port, Seconds, Section, Text, TextOrTexts, Texts, validated
 from flapjack_py.errors import ConfigError
 
@@ -165,6 +165,10 @@ class WebConfig(Section):
     """Who may act on a check no team owns: every responder, or admins only."""
     ldap: LdapConfig | None = None
     """Log users in against an LDAP directory (flapjack_py.config.sso)."""
+    oidc: OidcConfig | None = None
+    """Single sign-on with an OpenID Connect provider (flapjack_py.config.sso)."""
+    password_login: Bool = True
+    """Offer the user name and password form (false: single sign-on only)."""
 
 
 class WatchdogConfig(Section):

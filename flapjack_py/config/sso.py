@@ -55,3 +55,27 @@ class LdapConfig(Section):
     from the mapped teams of groups they left) at each login."""
     timeout: Annotated[int, Field(ge=1, le=60, strict=True)] = 5
     """Seconds to connect and for each answer."""
+
+
+def _http_url(url: str) -> str:
+    if not url.startswith(("https://", "http://")):
+        raise ValueError("must be an https:// (http:// only for a provider on loopback) URL")
+    return url.rstrip("/")
+
+
+class OidcConfig(Section):
+    """web.oidc: single sign-on with an OpenID Connect provider (authorization code flow with PKCE)."""
+
+    issuer: Annotated[Text, AfterValidator(_http_url)]
+    """The provider's issuer URL (its /.well-known/openid-configuration is read)."""
+    client_id: Text
+    client_secret: Text
+    scopes: Text = "openid profile email"
+    username_claim: Annotated[str, Field(min_length=1, max_length=100)] = "preferred_username"
+    groups_claim: Annotated[str, Field(min_length=1, max_length=100)] = "groups"
+    role_map: GroupMap = Field(default_factory=dict)
+    """Group -> viewer, responder or admin; the highest wins; no mapped group: refused."""
+    team_map: TeamMap = Field(default_factory=dict)
+    """Group -> team id (membership set at each login)."""
+    timeout: Annotated[int, Field(ge=1, le=60, strict=True)] = 10
+    """Seconds for each request to the provider."""

@@ -36,6 +36,8 @@ def login() -> Response | tuple[str, int] | str:
     target = auth.safe_next(request.values.get("next"))
     if request.method == "GET":
         return render_template("ui/login.html", next=target, error=None)
+    if not config().web.password_login:
+        return render_template("ui/login.html", next=target, error="Sign in with SSO."), FAILED
     name = request.form.get("username", "")[:credentials.MAX_NAME + 1]
     password = request.form.get("password", "")
     user = user_store.load_user(db(), name)
@@ -62,6 +64,13 @@ def logout() -> Response:
         record_login(current_user.user.name, "session", "ok", action="logout")
     auth.end_session()
     return redirect(url_for("ui.login"), code=303)
+
+
+@bp.app_context_processor
+def login_globals() -> dict[str, Any]:
+    """What the login page offers: single sign-on (web.oidc) and the password form (web.password_login)."""
+    web = config().web
+    return {"sso": web.oidc is not None, "password_login": web.password_login}
 
 
 def limit_failed_logins(app: Flask) -> None:
