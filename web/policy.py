@@ -85,6 +85,9 @@ POLICY: dict[str, Role | str] = {
     # API: incidents (read by viewers; acknowledged and annotated by responders)
     "api.get_incidents": V, "api.get_incident": V, "api.get_incident_timeline": V,
     "api.get_incident_postmortem": V, "api.acknowledge_incident": R, "api.post_incident_note": R,
+    # UI: incidents (the list and pages for viewers; responders acknowledge and add notes, as through the API)
+    "ui.incidents": V, "ui.incident": V, "ui.incident_postmortem": V, "ui.acknowledge_incident": R,
+    "ui.incident_note": R,
     # the audit trail (admins only: it names who did what from where)
     "api.get_audit": A, "ui.audit_trail": A,
     # teams (read by viewers; made, changed and deleted by admins)

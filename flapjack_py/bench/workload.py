@@ -142,10 +142,13 @@ GATEWAYS = {"email": {"enabled": True}, "sms": {"enabled": True, "username": "be
 
 
 def executive_config(url: str) -> dict[str, Any]:
-    """The executive's config: no new-check maintenance, email and sms enabled (jobs queued, nobody delivers)."""
+    """The executive's config: no new-check maintenance, email and sms enabled (jobs queued, nobody delivers),
+    incidents by check: every failure opens (and its recovery resolves) an incident of its own, so each alert
+    pays the incident bookkeeping and the alerts are those of checks without incidents (issue 33)."""
     return {
         "redis": {"url": url},
         "executive": {"new_check_scheduled_maintenance_duration": 0},
+        "incidents": {"group_by": "check"},
         "gateways": GATEWAYS,
         "logging": {"level": "WARNING"},
     }

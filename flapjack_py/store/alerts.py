@@ -24,9 +24,9 @@ DROP_CHUNK = 1000
 RECORD_FIELDS = ("id", "timestamp", "contact", "media", "address", "check", "type", "rollup",
                  "state", "subject", "body", "status")
 """Fields of alert:ID written when the alert is recorded."""
-OPTIONAL_FIELDS = ("escalation_policy", "escalation_level", "actor", "channel", "ack_code")
+OPTIONAL_FIELDS = ("escalation_policy", "escalation_level", "actor", "channel", "ack_code", "incident_id")
 """Fields of alert:ID written only when the alert has them (an escalation policy paged the contact; who
-acknowledged, on an acknowledgement's alerts; a problem alert's ack code)."""
+acknowledged, on an acknowledgement's alerts; a problem alert's ack code; the incident it is about)."""
 
 
 class StatusFields(NamedTuple):

@@ -18,7 +18,7 @@ from flapjack_py import actions, keys
 from flapjack_py.store import incidents as store
 from flapjack_py.views import incidents as view
 
-from ..actors import request_actor
+from ..actors import request_acting, request_actor
 from ..errors import ApiError
 from . import bp
 from .common import answer, ctx, json_body, no_content
@@ -71,7 +71,7 @@ def acknowledge_incident(incident_id: str) -> Response:
         raise ApiError(422, f"message must be a string of at most {MAX_MESSAGE} characters")
     checks = [keys.split_check_id(c) for c in sorted(found.checks)]
     actions.acknowledge(ctx().client, ctx().config.executive.queue, checks, duration=duration, message=message,
-                        actor=request_actor(), now=int(time.time()))
+                        actor=request_actor(), acting=request_acting(), now=int(time.time()))
     return no_content()
 
 

@@ -18,4 +18,4 @@ bp = Blueprint("ui", __name__, template_folder=str(_WEB / "templates"), static_f
                static_url_path="/ui-static")
 format.register(bp)
 
-from . import alerts, analytics, audit, bulk, check_forms, checks, contacts, dependencies, entities, entity_forms, escalation_forms, layout, login, oncall, people, rule_forms, series_forms, sso_login, status  # noqa: E402,F401,I001  (views register on bp)
+from . import alerts, analytics, audit, bulk, check_forms, checks, contacts, dependencies, entities, entity_forms, escalation_forms, incidents, layout, login, oncall, people, rule_forms, series_forms, sso_login, status  # noqa: E402,F401,I001  (views register on bp)
