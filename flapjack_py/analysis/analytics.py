@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
@@ -56,13 +56,15 @@ def spread(values: Sequence[int]) -> dict[str, Any]:
             "p90": ordered[max(math.ceil(0.9 * count) - 1, 0)], "count": count}
 
 
-def narrowed(facts: Facts, *, check: str | None = None, entity: str | None = None,
-             contact: str | None = None) -> Facts:
-    """The facts of the pages about one check, one entity's checks and/or to one contact."""
-    if check is None and entity is None and contact is None:
+def narrowed(facts: Facts, *, check: str | None = None, entity: str | None = None, contact: str | None = None,
+             policy: str | None = None, checks: Collection[str] | None = None) -> Facts:
+    """The facts of the pages about one check, one entity's checks, to one contact, sent by one escalation policy
+    and/or about `checks` (those with a tag)."""
+    if check is None and entity is None and contact is None and policy is None and checks is None:
         return facts
     pages = [p for p in facts.pages if (check is None or p.check == check) and (contact is None or p.contact == contact)
-             and (entity is None or p.check.partition(":")[0] == entity)]
+             and (entity is None or p.check.partition(":")[0] == entity) and (policy is None or p.policy == policy)
+             and (checks is None or p.check in checks)]
     return replace(facts, pages=pages)
 
 

@@ -28,6 +28,7 @@ class Page(NamedTuple):
     check: str  # ENTITY:CHECK ('' for a rollup alert)
     type: str  # problem, recovery, acknowledgement
     state: str = ""
+    policy: str = ""  # the escalation policy that paged, if one did
 
 
 class Ack(NamedTuple):

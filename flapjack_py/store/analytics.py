@@ -22,7 +22,7 @@ from flapjack_py.store.plumbing.client import StrRedis, call_read_script
 
 LOOKBACK = 30 * 86400
 """Acknowledgements looked at before the period (a failure that started before it may have been acked then)."""
-FIELDS = ("timestamp", "contact", "media", "check", "type", "state")
+FIELDS = ("timestamp", "contact", "media", "check", "type", "state", "escalation_policy")
 CHUNK = 5_000
 """Keys per script call (bounds how long one call holds Redis) and per MGET."""
 
@@ -54,10 +54,11 @@ def _pages(client: StrRedis, ids: Sequence[str]) -> list[Page]:
     found = []
     prefix = keys.alert("")  # alert:ID for 100,000 ids: a concatenation each
     for record in _hash_fields(client, [prefix + i for i in ids], FIELDS):
-        ts, contact, medium, check, alert_type, state = record.split("\x1f")
+        ts, contact, medium, check, alert_type, state, policy = record.split("\x1f")
         if not ts or alert_type not in PAGE_TYPES:
             continue  # not a page (a test), or dropped by retention between the two reads
-        found.append(Page(int(ts) if ts.isdigit() else int(float(ts)), contact, medium, check, alert_type, state))
+        found.append(Page(int(ts) if ts.isdigit() else int(float(ts)), contact, medium, check, alert_type, state,
+                          policy))
     return found
 
 
@@ -100,3 +101,11 @@ def _states_and_actors(client: StrRedis, stamps_of: dict[str, tuple[list[int], l
         changes[check] = [(ts, state) for ts in states if (state := next(state_values)) is not None]
         acks[check] = [Ack(ts, next(actors)) for ts in starts]
     return changes, acks
+
+
+def tagged(client: StrRedis, checks: Sequence[str], tag: str) -> set[str]:
+    """Those of `checks` (E:C) that have `tag` (one round trip)."""
+    pipe = client.pipeline(transaction=False)
+    for check in checks:
+        pipe.sismember(keys.check_tags(*keys.split_check_id(check)), tag)
+    return {check for check, has in zip(checks, pipe.execute(), strict=True) if has}

@@ -24,7 +24,7 @@ from flapjack_py.analysis.period import BadPeriod, period
 from flapjack_py.analysis.wording import describe
 from flapjack_py.config.settings import Config
 from flapjack_py.runtime.session import redis_clients
-from flapjack_py.store.analytics import read_facts
+from flapjack_py.store.analytics import read_facts, tagged
 from flapjack_py.store.plumbing.client import StrRedis
 
 
@@ -60,10 +60,14 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def read_period(client: StrRedis, config: Config, since: int, until: int, **filters: str | None) -> Period:
-    """The facts of [since, until] (narrowed by check, entity, contact when given) and their incidents."""
+def read_period(client: StrRedis, config: Config, since: int, until: int, tag: str | None = None,
+                **filters: str | None) -> Period:
+    """The facts of [since, until] (narrowed by check, entity, contact, policy, tag when given) and their
+    incidents."""
     with gc_paused():
-        facts = analytics.narrowed(read_facts(client, since, until), **filters)
+        facts = read_facts(client, since, until)
+        checks = None if tag is None else tagged(client, sorted({p.check for p in facts.pages if p.check}), tag)
+        facts = analytics.narrowed(facts, checks=checks, **filters)
         settings = analytics.settings_of(config.analytics, config.executive.default_contact_timezone)
         return Period(facts, settings, incidents(facts))
 
@@ -72,13 +76,19 @@ def read_period(client: StrRedis, config: Config, since: int, until: int, **filt
 @click.option("--since", default="7d", show_default=True,
               help="Start of the period: a duration back from --until (7d, 36 hours) or a time (ISO 8601, 'monday').")
 @click.option("--until", default=None, help="End of the period (a time) [default: now].")
+@click.option("--check", "check", default=None, metavar="ENTITY:CHECK", help="Only the pages about this check.")
+@click.option("--entity", default=None, help="Only the pages about this entity's checks.")
+@click.option("--tag", default=None, help="Only the pages about checks with this tag.")
+@click.option("--contact", default=None, help="Only the pages to this contact.")
+@click.option("--policy", default=None, help="Only the pages sent by this escalation policy.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"summary", "checks", "people"} as the API gives them.')
 @click.option("--suggest", is_flag=True,
               help="Add suggestions for the noisiest checks, each replayed by the backtest engine (archived events).")
 @click.option("--email", "send_email", is_flag=True,
               help="Send the digest (HTML + text) to analytics.digest_contacts through the email gateway.")
 @click.pass_obj
-def report(config: Config, since: str, until: str | None, as_json: bool, suggest: bool, send_email: bool) -> None:
+def report(config: Config, since: str, until: str | None, check: str | None, entity: str | None, tag: str | None,
+           contact: str | None, policy: str | None, as_json: bool, suggest: bool, send_email: bool) -> None:
     """On-call analytics of a period: pages by medium, MTTA/MTTR, never acknowledged, self-resolved, off-hours
     and sleep-hours pages, the noisiest checks and the people paged most."""
     try:
@@ -86,7 +96,8 @@ def report(config: Config, since: str, until: str | None, as_json: bool, suggest
     except BadPeriod as exc:
         raise click.BadParameter(str(exc), param_hint="'--since'/'--until'") from None
     with redis_clients(config) as clients:
-        found = read_period(clients.text, config, start, end)
+        found = read_period(clients.text, config, start, end, tag, check=check, entity=entity, contact=contact,
+                            policy=policy)
         figures = found.figures()
         if suggest or send_email:
             from flapjack_py.tools.suggestions import suggestions

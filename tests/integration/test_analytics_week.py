@@ -15,6 +15,7 @@ from notifier_world import World
 
 from flapjack_py.analysis import analytics
 from flapjack_py.store.analytics import read_facts
+from flapjack_py.store.tags import add_check_tags
 
 pytestmark = pytest.mark.real
 
@@ -43,6 +44,7 @@ def incident(world: World, entity: str, check: str, start: int, recover_after: i
 def week(world: World) -> World:
     world.contact("ada", {"email": "ada@example.org"}, timezone="America/New_York", entities=("web", "db"))
     world.contact("bob", {"sms": "+15550100"}, entities=("web", "db"))
+    add_check_tags(world.s, "db", "PG", ["database"])
     incident(world, "web", "HTTP", utc(2024, 10, 31, 14, 0), 600, ack_after_page=120)  # A: Thu, working hours
     incident(world, "db", "PG", utc(2024, 11, 1, 3, 0), 3600, ack_after_page=600)  # B: 23:00 in New York
     incident(world, "web", "HTTP", utc(2024, 11, 1, 13, 29, 30), 200)  # E: Fri 09:30 EDT, gone by itself
@@ -112,6 +114,10 @@ def test_the_api_gives_the_same_figures_with_the_times_people_type(week: World) 
     assert [(r["check"], r["pages"]) for r in checks] == [("db:PG", 12)]
     ada = client.get(f"/api/analytics/summary?{period}&contact=ada").get_json(force=True)
     assert (ada["pages"]["total"], ada["off_hours_pages"]) == (15, 8)
+    database = client.get(f"/api/analytics/checks?{period}&tag=database").get_json(force=True)["checks"]
+    assert [(r["check"], r["pages"]) for r in database] == [("db:PG", 12)]
+    nobody = client.get(f"/api/analytics/summary?{period}&escalation_policy=night").get_json(force=True)
+    assert nobody["pages"]["total"] == 0
 
 
 @pytest.mark.parametrize(("query", "problem"), [

@@ -1,7 +1,8 @@
 """API resource: on-call analytics (issue 32), GET /api/analytics/summary, /checks, /people, /suggestions.
 
 Every route takes `since` (a time, or a duration back from `until`: `7d`), `until` (a time, default now) and the
-filters `check` (ENTITY:CHECK), `entity` and `contact`; the default period is the last 7 days. The figures are
+filters `check` (ENTITY:CHECK), `entity`, `contact`,
+`escalation_policy` and `tag`; the default period is the last 7 days. The figures are
 computed from stored data when asked (flapjack_py/tools/report.py); suggestions replay archived events with the
 backtest engine, so they take seconds. Routes are added to web.api.bp; OpenAPI path items go in PATHS.
 """
@@ -22,7 +23,7 @@ from . import bp
 from .common import answer, ctx, split_check_id
 from .schemas import NULL_INT, ok, operation, query
 
-FILTERS = ("check", "entity", "contact")
+FILTERS = ("check", "entity", "contact", "escalation_policy", "tag")
 
 
 def asked() -> Period:
@@ -38,7 +39,8 @@ def asked() -> Period:
     filters = {name: args.get(name) or None for name in FILTERS}
     if filters["check"] is not None:
         split_check_id(filters["check"])
-    return read_period(ctx().client, ctx().config, since, until, **filters)
+    return read_period(ctx().client, ctx().config, since, until, filters.pop("tag"),
+                       policy=filters.pop("escalation_policy"), **filters)
 
 
 @bp.route("/analytics/summary", methods=["GET"])
@@ -95,7 +97,9 @@ SUGGESTION = {"type": "object", "required": ["check", "change", "reason", "pages
 PARAMS = [query("since", "a time (ISO 8601, unix time, 'monday 09:00') or a duration back from until ('7d'); "
                          "default 7 days before until"),
           query("until", "a time; default now"), query("check", "ENTITY:CHECK: only pages about this check"),
-          query("entity", "only pages about this entity's checks"), query("contact", "only pages to this contact")]
+          query("entity", "only pages about this entity's checks"), query("contact", "only pages to this contact"),
+          query("escalation_policy", "only pages sent by this escalation policy (its id)"),
+          query("tag", "only pages about checks with this tag")]
 
 
 def _listing(name: str, item: dict[str, Any]) -> dict[str, Any]:
