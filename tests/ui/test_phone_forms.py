@@ -88,3 +88,14 @@ def test_the_check_page_names_the_next_escalation_step_and_who_was_told(world: W
     assert "Who was told:" in facts and "Ann Oncall" in facts
     assert "Rex Ray at" in facts and "unless acknowledged" in facts
     assert "Nobody is told about this check" not in page  # one source: the card
+
+
+def test_the_alert_history_names_who_acknowledged(world: World, client, clock) -> None:
+    failing(world)
+    first = world.s.zrange(keys.alerts(), 0, 0)[0]
+    record = {**world.s.hgetall(keys.alert(first)), "id": "ack-1", "type": "acknowledgement", "actor": "rex",
+              "channel": "ui", "timestamp": str(clock.now - 120)}  # what the notifier writes for rex's acknowledgement
+    world.s.hset(keys.alert("ack-1"), mapping=record)
+    world.s.zadd(keys.alerts(), {"ack-1": clock.now - 120})
+    page = client.get("/alerts").get_data(as_text=True)
+    assert 'Acknowledged by <strong class="actor">rex</strong> · <time' in page and "2 minutes ago" in page
