@@ -113,6 +113,7 @@ def summary(facts: Facts, settings: Settings, found: Sequence[Incident] | None =
         "mttr_seconds": spread([m for i in found if (m := i.mttr) is not None]),
         "never_acknowledged": sum(1 for i in found if i.ack is None),
         "self_resolved": sum(1 for i in found if i.self_resolved(settings.self_resolved_within)),
+        "flapping_checks": len({p.check for p in pages if p.check in facts.flapping}),
         "off_hours_pages": sum(r["off_hours_pages"] for r in rows),
         "sleep_hours_pages": sum(r["sleep_hours_pages"] for r in rows),
     }
@@ -132,11 +133,13 @@ def checks(facts: Facts, settings: Settings, found: Sequence[Incident] | None = 
     by_check: dict[str, list[Incident]] = {}
     for incident in found:
         by_check.setdefault(incident.check, []).append(incident)
-    rows = [_check_row(check, n, problems.get(check, 0), by_check.get(check, []), settings) for check, n in pages.items()]
+    rows = [_check_row(check, n, problems.get(check, 0), by_check.get(check, []), settings,
+                       check in facts.flapping) for check, n in pages.items()]
     return sorted(rows, key=lambda r: (-r["pages"], r["check"]))
 
 
-def _check_row(check: str, pages: int, problems: int, found: list[Incident], settings: Settings) -> dict[str, Any]:
+def _check_row(check: str, pages: int, problems: int, found: list[Incident], settings: Settings,
+               flapping: bool) -> dict[str, Any]:
     unacted = self_resolved = acted = 0
     mtta, mttr = [], []
     for i in found:
@@ -148,7 +151,7 @@ def _check_row(check: str, pages: int, problems: int, found: list[Incident], set
             mtta.append(max(i.ack.ts - i.first_page, 0))
         if i.end is not None:
             mttr.append(i.end - i.start)
-    return {"check": check, "pages": pages, "problems": problems, "incidents": len(found),
+    return {"check": check, "pages": pages, "problems": problems, "incidents": len(found), "flapping": flapping,
             "self_resolved": self_resolved, "acted_on": acted,
             "not_acted_share": round(unacted / problems, 3) if problems else 0.0,
             "mtta_seconds": spread(mtta), "mttr_seconds": spread(mttr)}

@@ -48,6 +48,7 @@ class Facts:
     changes: Mapping[str, Sequence[tuple[int, str]]] = field(default_factory=dict)  # check -> (ts, state), by ts
     acks: Mapping[str, Sequence[Ack]] = field(default_factory=dict)  # check -> acks, by ts
     zones: Mapping[str, str] = field(default_factory=dict)  # contact id -> time zone name
+    flapping: frozenset[str] = frozenset()  # checks flapping (flap detection) since before `until`
 
 
 @dataclass(slots=True)

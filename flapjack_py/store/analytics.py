@@ -1,6 +1,6 @@
 """The reads of on-call analytics (issue 32): a period's facts in four round trips, whatever its size.
 
-1. the ids of the alerts of [since, until] (the `alerts` index); 2. their records (the fields analytics needs,
+1. the ids of the alerts of [since, until] (the `alerts` index) and the checks flapping (flap detection); 2. their records (the fields analytics needs,
 read by a Lua script per CHUNK records, the calls pipelined); 3. for each check that paged, its state changes in
 the period with the one just before, and its acknowledgements (unscheduled maintenance starts) since LOOKBACK
 before the period (scripts.CHECK_HISTORY), with each paged contact's time zone (MGET); 4. the state of each change
@@ -29,13 +29,16 @@ CHUNK = 5_000
 
 def read_facts(client: StrRedis, since: int, until: int) -> Facts:
     """The alerts of [since, until] and, for the checks they page about, state changes, acks and contact zones."""
-    ids = client.zrangebyscore(keys.alerts(), since, until)
+    pipe = client.pipeline(transaction=False)
+    pipe.zrangebyscore(keys.alerts(), since, until)
+    pipe.zrangebyscore(keys.flapping_checks(), "-inf", until)
+    ids, flapping = pipe.execute()
     pages = _pages(client, ids)
     checks = sorted({p.check for p in pages if p.type == "problem" and p.check})
     contacts = sorted({p.contact for p in pages})
     stamps_of, zones = _history(client, checks, contacts, since, until)
     changes, acks = _states_and_actors(client, stamps_of)
-    return Facts(since, until, pages, changes, acks, zones)
+    return Facts(since, until, pages, changes, acks, zones, frozenset(flapping))
 
 
 def _chunks(items: Sequence[str], size: int = CHUNK) -> list[Sequence[str]]:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from notifier_world import World
 
+from flapjack_py import keys
 from flapjack_py.analysis import analytics
 from flapjack_py.store.analytics import read_facts
 from flapjack_py.store.tags import add_check_tags
@@ -91,6 +92,14 @@ def test_checks_sorted_by_pages_with_noise_and_response_times(week: World) -> No
     assert web["not_acted_share"] == 0.75
     assert (db["pages"], db["problems"], db["self_resolved"], db["acted_on"]) == (12, 4, 0, 2)
     assert db["mttr_seconds"] == {"median": 2700, "p90": 3600, "count": 2}
+
+
+def test_checks_flapping_in_the_period_are_counted(week: World) -> None:
+    week.s.zadd(keys.flapping_checks(), {"web:HTTP": utc(2024, 11, 2, 12, 0)})  # as flap detection marks it
+    assert [(r["check"], r["flapping"]) for r in figures(week, "checks")] == [("web:HTTP", True), ("db:PG", False)]
+    assert figures(week, "summary")["flapping_checks"] == 1
+    week.s.zadd(keys.flapping_checks(), {"web:HTTP": UNTIL + 60})  # flapping only since after the period
+    assert figures(week, "summary")["flapping_checks"] == 0
 
 
 def test_a_period_that_excludes_the_week_is_empty(week: World) -> None:

@@ -82,10 +82,11 @@ SUMMARY = {"type": "object", "required": [
     "pages": {"type": "object", "required": ["total", "by_medium"], "properties": {
         "total": INT, "by_medium": {"type": "object", "additionalProperties": INT}}},
     "mtta_seconds": SPREAD, "mttr_seconds": SPREAD, "never_acknowledged": INT, "self_resolved": INT,
-    "off_hours_pages": INT, "sleep_hours_pages": INT}}
+    "flapping_checks": INT, "off_hours_pages": INT, "sleep_hours_pages": INT}}
 CHECK_ROW = {"type": "object", "required": ["check", "pages", "problems", "self_resolved", "acted_on",
                                             "mtta_seconds", "mttr_seconds"], "properties": {
-    "check": {"type": "string"}, "pages": INT, "problems": INT, "incidents": INT, "self_resolved": INT,
+    "check": {"type": "string"}, "pages": INT, "problems": INT, "incidents": INT, "flapping": {"type": "boolean"},
+    "self_resolved": INT,
     "acted_on": INT, "not_acted_share": {"type": "number"}, "mtta_seconds": SPREAD, "mttr_seconds": SPREAD}}
 PERSON = {"type": "object", "required": ["contact", "pages", "off_hours_pages", "sleep_hours_pages"], "properties": {
     "contact": {"type": "string"}, "pages": INT, "off_hours_pages": INT, "sleep_hours_pages": INT}}
