@@ -32,9 +32,9 @@ STOP_TIMEOUT = 20.0  # seconds it gets to stop its children (it gives them 10) b
 
 
 def server_config(ctx: Context, media: Sequence[str], ports: Mapping[str, int]) -> dict[str, Any]:
-    """The configuration `flapjack server` runs with: the bench's Redis, no new-check maintenance, the
-    scenario's media enabled and pointed at the local servers (with the user's workers and concurrency),
-    the web app on a free loopback port, warnings only."""
+    """The configuration `flapjack server` runs with: the bench's Redis, no new-check maintenance, incidents
+    by check, the scenario's media enabled and pointed at the local servers (with the user's workers and
+    concurrency), the web app on a free loopback port, warnings only."""
     gateways: dict[str, dict[str, Any]] = {}
     for medium in media:
         settings: dict[str, Any] = {"enabled": True, **ctx.options.tuning.get(medium, {})}
@@ -44,6 +44,7 @@ def server_config(ctx: Context, media: Sequence[str], ports: Mapping[str, int]) 
             settings.update(events_url=f"http://127.0.0.1:{ports['pagerduty']}", ack_poll_interval=0)
         gateways[medium] = settings
     return {"redis": {"url": ctx.target.url}, "executive": {"new_check_scheduled_maintenance_duration": 0},
+            "incidents": {"group_by": "check"},  # as workload.executive_config: every alert of a check's own
             "gateways": gateways, "web": {"bind": "127.0.0.1", "port": free_port()},
             "logging": {"level": "WARNING"}}
 

@@ -134,11 +134,11 @@ class BatchIncidents:
                 store.timeline(request.writes, found.id, entry(request.now, "resolved"))
 
     def folded(self, found: InIncident, pair: Pair, now: int) -> str | None:
-        """For a problem of a check joining an incident: None (page `pair` as usual: the incident has not paged
-        it), `update` (send it an "incident updated") or `folded` (tell it nothing now). The problems of a check
-        already in it (repeats, another failing state, escalation levels) are paged as usual."""
+        """For a problem in an incident: None (page `pair` as usual: the incident has not paged it, or it is
+        one check's own), `update` (send it an "incident updated") or `folded` (tell it nothing now). A check
+        joining it, and any problem of an incident of several checks (repeats, escalation levels), are folded."""
         last = found.paged.get(pair)
-        if not found.joined or last is None:
+        if found.what != "problem" or last is None or not (found.joined or found.live.grouped):
             return None
         return "update" if now - last >= self.config.update_interval else "folded"
 
