@@ -15,8 +15,10 @@ from notifier_world import World
 
 from flapjack_py import keys
 from flapjack_py.analysis import analytics
+from flapjack_py.model.teams import Team
 from flapjack_py.store.analytics import read_facts
 from flapjack_py.store.tags import add_check_tags
+from flapjack_py.store.teams import save_team
 
 pytestmark = pytest.mark.real
 
@@ -127,6 +129,11 @@ def test_the_api_gives_the_same_figures_with_the_times_people_type(week: World) 
     assert [(r["check"], r["pages"]) for r in database] == [("db:PG", 12)]
     nobody = client.get(f"/api/analytics/summary?{period}&escalation_policy=night").get_json(force=True)
     assert nobody["pages"]["total"] == 0
+    save_team(week.s, Team("dba", "DBA", entities=("db",)))
+    owned = client.get(f"/api/analytics/people?{period}&team=dba").get_json(force=True)["people"]
+    assert [(r["contact"], r["pages"]) for r in owned] == [("ada", 6), ("bob", 6)]
+    unknown = client.get(f"/api/analytics/summary?{period}&team=nope")
+    assert unknown.status_code == 404 and unknown.get_json(force=True)["errors"] == ["could not find team 'nope'"]
 
 
 @pytest.mark.parametrize(("query", "problem"), [

@@ -2,7 +2,7 @@
 
 Every route takes `since` (a time, or a duration back from `until`: `7d`), `until` (a time, default now) and the
 filters `check` (ENTITY:CHECK), `entity`, `contact`,
-`escalation_policy` and `tag`; the default period is the last 7 days. The figures are
+`escalation_policy`, `tag` and `team`; the default period is the last 7 days. The figures are
 computed from stored data when asked (flapjack_py/tools/report.py); suggestions replay archived events with the
 backtest engine, so they take seconds. Routes are added to web.api.bp; OpenAPI path items go in PATHS.
 """
@@ -16,14 +16,14 @@ from flask import Response, request
 
 from flapjack_py.analysis import analytics
 from flapjack_py.analysis.period import MAX_TEXT, BadPeriod, period
-from flapjack_py.tools.report import Period, read_period
+from flapjack_py.tools.report import Period, UnknownTeam, read_period
 
 from ..errors import ApiError
 from . import bp
 from .common import answer, ctx, split_check_id
 from .schemas import NULL_INT, ok, operation, query
 
-FILTERS = ("check", "entity", "contact", "escalation_policy", "tag")
+FILTERS = ("check", "entity", "contact", "escalation_policy", "tag", "team")
 
 
 def asked() -> Period:
@@ -39,8 +39,11 @@ def asked() -> Period:
     filters = {name: args.get(name) or None for name in FILTERS}
     if filters["check"] is not None:
         split_check_id(filters["check"])
-    return read_period(ctx().client, ctx().config, since, until, filters.pop("tag"),
-                       policy=filters.pop("escalation_policy"), **filters)
+    try:
+        return read_period(ctx().client, ctx().config, since, until, filters.pop("tag"), filters.pop("team"),
+                           policy=filters.pop("escalation_policy"), **filters)
+    except UnknownTeam as exc:
+        raise ApiError(404, str(exc)) from None
 
 
 @bp.route("/analytics/summary", methods=["GET"])
@@ -100,7 +103,8 @@ PARAMS = [query("since", "a time (ISO 8601, unix time, 'monday 09:00') or a dura
           query("until", "a time; default now"), query("check", "ENTITY:CHECK: only pages about this check"),
           query("entity", "only pages about this entity's checks"), query("contact", "only pages to this contact"),
           query("escalation_policy", "only pages sent by this escalation policy (its id)"),
-          query("tag", "only pages about checks with this tag")]
+          query("tag", "only pages about checks with this tag"),
+          query("team", "only pages about checks this team owns (by entity or tag; 404 when there is no such team)")]
 
 
 def _listing(name: str, item: dict[str, Any]) -> dict[str, Any]:
@@ -109,7 +113,7 @@ def _listing(name: str, item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _get(summary: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"get": operation(summary, ok(schema), ("400",), params=PARAMS, tag="analytics")}
+    return {"get": operation(summary, ok(schema), ("400", "404"), params=PARAMS, tag="analytics")}
 
 
 PATHS: dict[str, Any] = {
