@@ -65,3 +65,15 @@ def test_a_bad_period_is_named_next_to_the_form(everything: World, browser: Any,
     assert response.status == 400
     assert "since: could not read the time 'someday'" in page.inner_text("#period-problem")
     assert page.get_attribute("input[name=since]", "aria-invalid") == "true"
+    response = page.goto(base_url + "/analytics?team=nope")
+    assert response.status == 400 and "could not find team 'nope'" in page.inner_text("#period-problem")
+
+
+def test_the_filters_narrow_the_figures(everything: World, browser: Any, base_url: str) -> None:
+    page = browser.new_context().new_page()
+    page.goto(base_url + "/analytics")
+    page.get_by_label("Contact").fill("nobody")
+    page.get_by_role("button", name="Show").click()
+    page.wait_for_url("**contact=nobody**")
+    assert page.inner_text("#analytics-summary .tile .big") == "0"
+    assert page.get_by_label("Contact").input_value() == "nobody"
