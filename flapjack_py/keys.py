@@ -406,13 +406,9 @@ def incident_group(group: str) -> str:
 
 
 def incident(incident_id: str) -> str:
-    """hash: incident ID (id, group, title, state, opened_at, resolved_at, acknowledged_at/_by/_channel)."""
+    """hash: incident ID (id, group, title, state, opened_at, resolved_at, acknowledged_at/_by/_channel) and
+    `c:E:C` -> unix time check E:C joined it."""
     return f"incident:{incident_id}"
-
-
-def incident_checks(incident_id: str) -> str:
-    """hash: the checks (E:C) of incident ID -> unix time each joined."""
-    return f"incident:{incident_id}:checks"
 
 
 def incident_timeline(incident_id: str) -> str:

@@ -59,7 +59,7 @@ def opened(writes: Writes, group: str, incident_id: str, live: Live) -> None:
 def joined(writes: Writes, group: str, incident_id: str, live: Live, check_id: str, now: int) -> None:
     writes.hset(keys.incident_group(group), mapping={f"c:{check_id}": incident_id,
                                                      f"i:{incident_id}": live_to_json(live)})
-    writes.hset(keys.incident_checks(incident_id), check_id, now)
+    writes.hset(keys.incident(incident_id), f"c:{check_id}", now)
     writes.set(keys.check_incident(*keys.split_check_id(check_id)), incident_id)
     timeline(writes, incident_id, entry(now, "joined", check=check_id))
 
@@ -92,7 +92,7 @@ def resolved(writes: Writes, group: str, incident_id: str, head: Head, now: int)
     # also as merged writes, which apply after the DEL/HDEL: an earlier event of the batch may have set them
     writes.hset(name, mapping={f"i:{incident_id}": "", **({"current": ""} if head.current == incident_id else {})})
     writes.hset(keys.incident(incident_id), mapping={"state": "resolved", "resolved_at": now})
-    for key in (keys.incident(incident_id), keys.incident_checks(incident_id), keys.incident_timeline(incident_id)):
+    for key in (keys.incident(incident_id), keys.incident_timeline(incident_id)):
         writes.expire(key, RETENTION)
     writes.zremrangebyscore(keys.incidents(), "-inf", now - RETENTION)
 
@@ -132,9 +132,8 @@ def load_many(client: StrRedis, ids: Sequence[str]) -> list[Incident]:
     with client.pipeline(transaction=False) as pipe:
         for i in ids:
             pipe.hgetall(keys.incident(i))
-            pipe.hgetall(keys.incident_checks(i))
         replies = pipe.execute()
-    return [_incident(h, c) for h, c in zip(replies[::2], replies[1::2], strict=True) if h.get("id")]
+    return [_incident(h) for h in replies if h.get("id")]
 
 
 def recent_ids(client: StrRedis, most: int = 200) -> list[str]:
@@ -167,7 +166,7 @@ def add_note(client: StrRedis, incident_id: str, text: str, actor: Actor, now: i
                  entry(now, "note", text=text, actor=actor.name, channel=actor.channel))
 
 
-def _incident(h: dict[str, str], checks: dict[str, str]) -> Incident:
+def _incident(h: dict[str, str]) -> Incident:
     def number(name: str) -> int | None:
         value = h.get(name)
         return int(value) if value and value.lstrip("-").isdigit() and int(value) else None
@@ -175,7 +174,7 @@ def _incident(h: dict[str, str], checks: dict[str, str]) -> Incident:
     return Incident(h["id"], h.get("group", ""), h.get("title", ""), h.get("state", "open"),
                     number("opened_at") or 0, number("resolved_at"), number("acknowledged_at"),
                     h.get("acknowledged_by") or None, h.get("acknowledged_channel") or None,
-                    {c: int(t) for c, t in checks.items() if t.isdigit()})
+                    {name[2:]: int(t) for name, t in h.items() if name.startswith("c:") and t.isdigit()})
 
 
 def check_states(client: StrRedis, check_ids: Sequence[str]) -> dict[str, str]:

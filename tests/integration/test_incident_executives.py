@@ -18,6 +18,7 @@ from flapjack_py.executive import Executive
 from flapjack_py.notify.decisions import describe
 from flapjack_py.runtime.embedded_redis import EmbeddedRedis
 from flapjack_py.store import decisions as decision_store
+from flapjack_py.store import incidents as store
 from flapjack_py.store.plumbing.client import StrRedis
 
 pytestmark = pytest.mark.real
@@ -56,8 +57,7 @@ def test_an_executive_whose_group_another_opened_meanwhile_joins_that_incident(
     assert rounds == [0, 1]  # its commit failed on the WATCHed group: decided again
     [incident] = [i.decode() for i in real_r.zrange(keys.incidents(), 0, -1)]
     assert alerts(real_r) == {("alice", "problem", incident): 1}  # the other one paged; this one joined
-    assert sorted(c.decode() for c in real_r.hkeys(keys.incident_checks(incident))) == [
-        f"{ENTITY}:HTTP 1", f"{ENTITY}:HTTP 2"]
+    assert sorted(store.load(real_s, incident).checks) == [f"{ENTITY}:HTTP 1", f"{ENTITY}:HTTP 2"]
     from rq import Queue
     from rq.serializers import JSONSerializer
     [job] = Queue("email", connection=real_r, serializer=JSONSerializer).jobs
@@ -79,7 +79,7 @@ def test_two_executive_processes_open_one_incident_for_a_storm_of_one_entity(
         real_r.lpush("events", *[event(f"HTTP {n:02d}", "critical") for n in range(40)])
         wait_processed(real_r, 40)
         [incident] = [i.decode() for i in real_r.zrange(keys.incidents(), 0, -1)]
-        assert real_r.hlen(keys.incident_checks(incident)) == 40
+        assert len(store.load(real_s, incident).checks) == 40
         assert alerts(real_r) == {("alice", "problem", incident): 1, ("bob", "problem", incident): 1}
         time.sleep(1.1 - time.time() % 1)
         real_r.lpush("events", *[event(f"HTTP {n:02d}", "ok") for n in range(40)])
