@@ -4,8 +4,8 @@ Actions through the one action path (acknowledge, maintenance, test, enable; fla
 own entries, one per check; for those requests the gate writes nothing more (it compares the entries this
 request wrote, flapjack_py.store.audit.written). Every other write (contacts, media, rules, schedules,
 policies, dependencies, teams, entities, checks, receivers, refused writes) gets one entry here: the actor of
-web/actors.py, the endpoint's name as the action, the kind and target from the route, the HTTP status as
-the outcome. Logins and logouts are recorded by the login views; the use of an API token once an hour.
+web/actors.py, the endpoint's name as the action, the kind and target from the route, the outcome (`ok`, or
+401/403 for a refusal; invalid writes, which change nothing, are not recorded). Logins and logouts are recorded by the login views; the use of an API token once an hour.
 """
 
 from __future__ import annotations
@@ -37,6 +37,11 @@ VERBS = ("post_", "patch_", "delete_", "create_", "update_", "save_", "new_", "s
 TARGET_ARGS = ("ids", "contact_id", "rule_id", "policy_id", "series_id", "dependency_id", "schedule_id", "kind",
                "name", "entity", "check", "team_id")
 """Route arguments naming what was written, most specific first among those a route has."""
+
+
+RECORDED_STATUS = frozenset({401, 403})
+"""Failed writes recorded: the refusals (who tried what they may not). A write refused as invalid (400, 404,
+409, 413, 415, 422) changed nothing and refused nobody anything: not recorded."""
 
 
 def init_app(app: Flask) -> None:
@@ -71,7 +76,8 @@ def _mark() -> None:
 
 def _record(response: Response) -> Response:
     """Write the entry of a write request the action path did not record (and that someone made)."""
-    if request.method in SAFE_METHODS or request.url_rule is None or request.endpoint in _SELF_RECORDED:
+    if request.method in SAFE_METHODS or request.url_rule is None or request.endpoint in _SELF_RECORDED or \
+            response.status_code not in RECORDED_STATUS and response.status_code >= 400:
         return response
     if "principal" not in g or audit.written() != g.get("audit_mark", audit.written()):
         return response
