@@ -53,7 +53,10 @@ DECISION: dict[str, Any] = {"type": "object", "required": ["at", "check", "state
     "type": {"type": "string", "description": "notification type; empty when a filter stopped the event"},
     "severity": {"type": "string"},
     "result": {"type": "string", "enum": ["blocked", "no_contacts", "alerted", "not_alerted"]},
-    "stopped_by": STOP, "contacts": {"type": "array", "items": CONTACT}, "explanation": STR_LIST}}
+    "stopped_by": STOP, "contacts": {"type": "array", "items": CONTACT}, "explanation": STR_LIST,
+    "incident": {"type": "object", "description": "the incident the notification belongs to, and what it did",
+                 "properties": {"id": {"type": "string"}, "what": {"type": "string",
+                                                                  "enum": list(decisions.INCIDENT_TEXTS)}}}}}
 
 PATHS: dict[str, Any] = {
     "/checks/{check_id}/decisions": {"get": operation(
