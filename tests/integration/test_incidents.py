@@ -11,6 +11,7 @@ from flapjack_py import keys
 from flapjack_py.model.incidents import head_from_hash
 from flapjack_py.notify.decisions import describe
 from flapjack_py.store import decisions as decision_store
+from flapjack_py.store import incidents as incident_store
 
 pytestmark = pytest.mark.real
 
@@ -76,3 +77,28 @@ def test_a_single_check_incident_behaves_as_the_check_alone(grouped: World):
     assert len(grouped.event("warning", "A")) == 2  # another failing state alerts at once, as without incidents
     assert len(grouped.event("ok", "A")) == 2
     assert "incident" not in summaries(grouped)[-1][2]
+
+
+def test_an_escalation_pages_its_next_level_once_per_incident(real_r, clock):
+    from flapjack_py.model.escalation import policy_from_json
+    from flapjack_py.store import escalation as escalation_store
+
+    world = World(real_r, clock, incidents={"group_by": "entity"}, executive={"initial_failure_delay": 0})
+    for name in ("ann", "bob"):
+        world.contact(name, {"email": f"{name}@example.com"}, entities=())
+    world.entity(ENTITY)
+    policy = {"levels": [{"delay": 0, "targets": [{"contact": "ann"}]}, {"delay": 900, "targets": [{"contact": "bob"}]}]}
+    escalation_store.save_policy(world.s, policy_from_json(policy, "ops"))
+    escalation_store.link(world.s, f"id-{ENTITY}", ["ops"])
+    assert world.event("critical", "A") == [("ann", "email", "problem", "", "critical")]
+    world.advance(5)
+    assert world.event("critical", "B") == []  # joined: ann already paged for the incident
+    world.advance(900)
+    world.executive.drain()  # both checks' level 2 is due: bob is paged once, for the incident
+    assert world.new_alerts() == [("bob", "email", "problem", "", "critical")]
+    [incident] = incident_ids(world)
+    kinds = [e["kind"] for e in incident_store.load_timeline(world.s, incident)]
+    assert kinds.count("escalation") == 2
+    world.advance(10)
+    assert world.event("ok", "A") == []
+    assert world.event("ok", "B") == [("ann", "email", "recovery", "", "ok"), ("bob", "email", "recovery", "", "ok")]
