@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from flapjack_py.store import maintenance as maint
-from flapjack_py.store import maintenance_series as series_store
 from flapjack_py import actions
 from flapjack_py.model.actors import Actor
+from flapjack_py.store import maintenance as maint
+from flapjack_py.store import maintenance_series as series_store
 
 from .conftest import World
 

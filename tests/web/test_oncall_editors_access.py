@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from flapjack_py import actions
 from flapjack_py.access import Role
+from flapjack_py.model.actors import Actor
 from flapjack_py.model.escalation import policy_from_json
 from flapjack_py.store import contacts as contact_store
 from flapjack_py.store import escalation as escalation_store
 from flapjack_py.store import maintenance_series as series_store
-from flapjack_py import actions
-from flapjack_py.model.actors import Actor
 
 from .conftest import People, known_check, world_keys
 
