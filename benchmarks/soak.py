@@ -95,6 +95,15 @@ DRAIN_STALL = 180.0  # ... or until nothing moved for this long
 PROBE = ("soak-probe.example.com", "probe")
 
 
+def compressed(config: dict[str, Any], keep: float) -> dict[str, Any]:
+    """`config` with the retentions the system keeps by TTL (ack codes, resolved incidents) shortened to `keep`
+    seconds, as the soak shortens the alert records' (see the module docstring)."""
+    if keep:
+        config["executive"] = {**config.get("executive", {}), "ack_code_ttl": max(int(keep), 60)}  # its least
+        config["incidents"] = {**config.get("incidents", {}), "retention": max(int(keep), 1)}
+    return config
+
+
 @dataclass(frozen=True)
 class Plan:
     """The run, from the command line (seconds throughout)."""
@@ -271,7 +280,8 @@ class Soak:
                            cast(Any, None), cast(Any, None), self.tmp)  # no probe, no feeder process
         self.pop = workload.Population(-(-plan.checks // workload.CHECKS_PER_ENTITY), workload.FLAP_EVERY)
         workload.add_contacts(self.client, count=plan.contacts, media=MEDIA)
-        self.server = FlapjackServer(self.ctx, server_config(self.ctx, MEDIA, self.ports), "soak")
+        self.server = FlapjackServer(self.ctx, compressed(server_config(self.ctx, MEDIA, self.ports), plan.keep),
+                                     "soak")
         stack.callback(self.server.stop)
         self.server.wait_ready(MEDIA, PROBE)
         self.ledger = Ledger()

@@ -32,9 +32,11 @@ from flapjack_py.bench.workload import (
     event_summary,
 )
 from flapjack_py.config.settings import Config, load_config
+from flapjack_py.model import ack_codes
 from flapjack_py.model.checks import ack_hash
 from flapjack_py.model.contacts import Contact, Medium
 from flapjack_py.model.events import derived_tags
+from flapjack_py.model.incidents import new_id as new_incident_id
 from flapjack_py.model.notification import Notification, NotificationType
 from flapjack_py.notify import enqueue as delivery
 from flapjack_py.notify.notifier import build_alert, shared_fields
@@ -106,12 +108,14 @@ def notification_commands(connection: BytesRedis, config: Config, notification: 
     replays it, its rq job as store/queues.py writes it."""
     shared = shared_fields(notification)
     members = shared_members(shared)
+    incident_id, code = new_incident_id(now), ack_codes.encode(notification.count)
     texts: SharedTexts = {}
     alerts: list[list[Command]] = []
     for target in targets:
         writes, recorder = WriteBuffer(), Recorder()
         alert = build_alert(notification, target.contact, target.medium,
                             RollupDecision(add=True, members=(notification.event_id,)), {}, now, shared)
+        alert["incident_id"], alert["ack_code"] = incident_id, code  # the storm's: an incident per check, a code
         rollup_store.set_interval_drop(writes, target.contact.id, target.medium.type, notification.event_id,
                                        notification.state, target.medium.effective_interval)
         delivery.add_alert(writes, alert, config, texts, members)

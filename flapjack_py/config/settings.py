@@ -216,6 +216,8 @@ class IncidentsConfig(Section):
     """A problem joins its group's incident until this long after the incident's last new problem."""
     update_interval: Seconds = 300
     """At most one "incident updated" message per contact and medium this often."""
+    retention: Seconds = 90 * 86400
+    """A resolved incident (its record and timeline) is kept this long."""
 
 
 class LoggingConfig(Section):

@@ -101,7 +101,7 @@ class BatchIncidents:
         found.failing = len(head.failing(found.id))
         if found.failing == 0:
             found.what = "resolved"
-            store.resolved(writes, found.group, found.id, head, now)
+            store.resolved(writes, found.group, found.id, head, now, self.config.retention)
             head.live.pop(found.id, None)
             head.paged.pop(found.id, None)
             log.info("%s: its recovery resolved incident %s", n.event_id, found.id)

@@ -79,9 +79,9 @@ def acknowledged(writes: Writes, group: str, incident_id: str, live: Live, actor
                                                      "acknowledged_by": actor, "acknowledged_channel": channel})
 
 
-def resolved(writes: Writes, group: str, incident_id: str, head: Head, now: int) -> None:
+def resolved(writes: Writes, group: str, incident_id: str, head: Head, now: int, retention: int = RETENTION) -> None:
     """The incident's last check recovered: it leaves the group's head (which is deleted once it holds no
-    open incident), is marked resolved, and expires after RETENTION."""
+    open incident), is marked resolved, and expires after `retention` seconds (incidents.retention)."""
     name = keys.incident_group(group)
     if not set(head.live) - {incident_id}:
         writes.delete(name)
@@ -93,8 +93,8 @@ def resolved(writes: Writes, group: str, incident_id: str, head: Head, now: int)
     writes.hset(name, mapping={f"i:{incident_id}": "", **({"current": ""} if head.current == incident_id else {})})
     writes.hset(keys.incident(incident_id), mapping={"state": "resolved", "resolved_at": now})
     for key in (keys.incident(incident_id), keys.incident_timeline(incident_id)):
-        writes.expire(key, RETENTION)
-    writes.zremrangebyscore(keys.incidents(), "-inf", now - RETENTION)
+        writes.expire(key, retention)
+    writes.zremrangebyscore(keys.incidents(), "-inf", now - retention)
 
 
 def timeline(writes: Writes, incident_id: str, *entries: str) -> None:

@@ -178,8 +178,9 @@ def test_they_are_what_a_real_storm_alerts_commit_writes_of_the_contract(
     real_atoms, real_sizes = atoms(c for c in single_writes(sent) if is_contract_write(c))
     ref_atoms, ref_sizes = atoms(c for alert in reference for c in alert)
     assert ref_atoms == real_atoms
-    # per alert: the record's 12 fields, the job's 19, 5 index entries, the queue push, the interval key; the history
-    assert sum(ref_atoms.values()) == 6 * (12 + 19 + 5 + 1 + 1) + 4
+    # per alert: the record's 14 fields (ack code and incident id included), the job's 19, 5 index entries, the
+    # queue push, the interval key; the history
+    assert sum(ref_atoms.values()) == 6 * (14 + 19 + 5 + 1 + 1) + 4
     assert ref_sizes.keys() == real_sizes.keys()
     for family, lengths in ref_sizes.items():
         assert sorted(lengths) == pytest.approx(sorted(real_sizes[family]), abs=8), family

@@ -30,6 +30,7 @@ def storm_config(redis_server: EmbeddedRedis, smtp_port: int, sms_url: str) -> d
     retry = {"retries": 1, "retry_intervals": [0], "burst_wait": 5}
     return {"redis": {"url": redis_server.url},
             "executive": {"new_check_scheduled_maintenance_duration": 0, "batch_size": 1000},
+            "incidents": {"group_by": "none"},  # every check's own page: the storm's count (issue 33 folds them)
             "gateways": {"email": {"enabled": True, **retry, "smtp_config": {"host": "127.0.0.1", "port": smtp_port}},
                          "sms": {"enabled": True, **retry, "endpoint": sms_url, "username": "u", "password": "p"}}}
 

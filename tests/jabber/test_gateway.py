@@ -123,8 +123,9 @@ def test_ackid_reply_acknowledges_the_check(gateway: JabberGateway, person: Chat
 
     executive.drain()
     assert maint_store.in_force(real_s, "foo", "ping", maint_store.UNSCHEDULED) is not None
-    assert person.next(kind="chat")[2] == ('Acknowledgement: "ping" on foo has been acknowledged, unscheduled '
-                                           'maintenance created for 4 hours, looking')
+    assert (event["actor"], event["channel"]) == ("jabber:test", "jabber")
+    assert person.next(kind="chat")[2] == ('Acknowledgement: "ping" on foo has been acknowledged by jabber:test, '
+                                           'unscheduled maintenance created for 4 hours, looking')
 
 
 # --- the bot over chat -----------------------------------------------------------------------

@@ -159,7 +159,7 @@ PATHS: dict[str, Any] = {
         "acknowledges the alert's check, updates the message", _OK, ("400", "403", "404", "413", "415", "422"),
         body={"type": "object", "required": ["payload"], "properties": {"payload": {"type": "string",
                                                                                    "maxLength": MAX_BODY}}},
-        body_types=("application/x-www-form-urlencoded",), tag="receivers")},
+        body_types=("application/x-www-form-urlencoded",), tag="receivers", signed=True)},
     "/receivers/mattermost/actions": {"post": operation(
         "A Mattermost message button press (context.token = gateways.mattermost.action_token): acknowledges the "
         "check, answers the post's update", _OK, ("400", "403", "404", "415", "422"),
@@ -168,5 +168,5 @@ PATHS: dict[str, Any] = {
             "context": {"type": "object", "required": ["token", "check", "action"], "properties": {
                 "token": {"type": "string"}, "check": {"type": "string", "maxLength": 2000},
                 "action": {"type": "string", "enum": list(MATTERMOST_ACTIONS)}}}}},
-        body_types=("application/json",), tag="receivers")},
+        body_types=("application/json",), tag="receivers", signed=True)},
 }

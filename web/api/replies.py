@@ -141,18 +141,18 @@ _FORM = {"type": "object", "additionalProperties": {"type": "string"}}
 PATHS: dict[str, Any] = {
     "/receivers/sms/twilio": {"post": operation(
         "Twilio inbound SMS (From, Body; X-Twilio-Signature): `ACK CODE [DURATION]` acknowledges",
-        _TEXT, _SIGNED_ERRORS, body=_FORM, body_types=("application/x-www-form-urlencoded",), tag="receivers")},
+        _TEXT, _SIGNED_ERRORS, body=_FORM, body_types=("application/x-www-form-urlencoded",), tag="receivers", signed=True)},
     "/receivers/sms/kannel": {"get": operation(
         "Kannel inbound SMS (token, from, text): `ACK CODE [DURATION]` acknowledges; answers the text sent back",
         {"200": {"description": "the answer (text/plain)", "content": {"text/plain": {"schema": {"type": "string"}}}}},
         _SIGNED_ERRORS, params=[query("token", "receivers.sms_kannel.token"), query("from", "the sender's number"),
-                                query("text", "the message")], tag="receivers")},
+                                query("text", "the message")], tag="receivers", signed=True)},
     "/receivers/voice/twilio": {"post": operation(
         "Key pressed on a paging call (Digits; X-Twilio-Signature): 1 acknowledges, 2 escalates",
         _TEXT, (*_SIGNED_ERRORS, "404"), params=[query("alert", "the call's alert id")], body=_FORM,
-        body_types=("application/x-www-form-urlencoded",), tag="receivers")},
+        body_types=("application/x-www-form-urlencoded",), tag="receivers", signed=True)},
     "/receivers/voice/twilio/status": {"post": operation(
         "Status of a paging call (CallStatus; X-Twilio-Signature), recorded on its alert",
         NO_CONTENT, (*_SIGNED_ERRORS, "404"), params=[query("alert", "the call's alert id")], body=_FORM,
-        body_types=("application/x-www-form-urlencoded",), tag="receivers")},
+        body_types=("application/x-www-form-urlencoded",), tag="receivers", signed=True)},
 }

@@ -39,9 +39,12 @@ LOCATION: dict[str, Any] = {"Location": {"schema": {"type": "string"}}}
 def operation(summary: str, responses: dict[str, Any], errors: tuple[str, ...], *,
               params: list[dict[str, Any]] | None = None, body: dict[str, Any] | None = None,
               body_types: tuple[str, ...] = ("application/vnd.api+json", "application/json"),
-              tag: str = "") -> dict[str, Any]:
-    """One OpenAPI operation object."""
+              tag: str = "", signed: bool = False) -> dict[str, Any]:
+    """One OpenAPI operation object; `signed`: called by another service, which proves itself by a signature or
+    token of its own (no login, no bearer token: `security: [{}]`)."""
     op: dict[str, Any] = {"summary": summary, "responses": {**responses, **error_refs("401", *errors)}}
+    if signed:
+        op["security"] = [{}]
     if tag:
         op["tags"] = [tag]
     if params:
