@@ -91,8 +91,9 @@ def test_the_notifier_reads_a_batch_in_three_round_trips_with_the_callers_reads(
     assert set(data.facts) == {"web:http", "db:disk"}
 
 
-def test_a_notifying_batch_takes_six_round_trips(real_clients: Clients, monkeypatch: pytest.MonkeyPatch) -> None:
-    """take, guard + snapshots, the notifier's three reads (with the previous state run), commit."""
+def test_a_notifying_batch_takes_seven_round_trips(real_clients: Clients, monkeypatch: pytest.MonkeyPatch) -> None:
+    """take, guard + snapshots, the WATCH of the batch's incident groups (issue 33: their heads are read and
+    written in the batch), the notifier's three reads (with the previous state run), commit."""
     real_s = real_clients.text
     add_contacts(real_s)
     executive = Executive(real_clients, executive_config("redis://unused"))
@@ -102,7 +103,8 @@ def test_a_notifying_batch_takes_six_round_trips(real_clients: Clients, monkeypa
     real_s.lpush("events", make_event("web", "http", "critical", int(time.time())))
     sent = Sent(monkeypatch)
     executive._process_batch(executive.queue.take(10))
-    assert len(sent.writes) == 6, sent.writes
+    assert len(sent.writes) == 7, sent.writes
+    assert sent.writes[2] == ["WATCH"], sent.writes
     assert sent.writes[-1][0] == "MULTI"
     assert sum(real_s.llen(f"rq:queue:{medium}") for medium in ("email", "sms")) == 18  # 3 contacts x 2 media x 3
 

@@ -194,7 +194,8 @@ def test_status_shows_delivery_queues_of_enabled_gateways(real_r, clock) -> None
     world.drain()
     page = text(web.create_app(redis=real_r, config=config).test_client().get("/status"))
     assert "Delivery queues Medium Gateway Waiting Failed email enabled 1 0" in page
-    assert "Ann Oncall by email, queued" in text(web.create_app(redis=real_r, config=config).test_client().get("/"))
+    overview = text(web.create_app(redis=real_r, config=config).test_client().get("/"))
+    assert "told Ann Oncall by email queued" in overview, overview
 
 
 @pytest.mark.parametrize("path", ["/no/such/page", "/checksx", "/entities/a/b/c"])

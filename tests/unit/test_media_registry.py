@@ -19,7 +19,7 @@ from flapjack_py.model.rules import ALL_MEDIA, general_rule, select_media
 from gateways import base
 from tests.telegraph_gateway import TelegraphGateway, TelegraphSettings, installed_telegraph
 
-MEDIA = ("email", "sms", "slack", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "sns", "apprise", "mattermost",
+MEDIA = ("email", "sms", "slack", "sms_twilio", "sms_nexmo", "jabber", "pagerduty", "sns", "apprise", "matrix", "mattermost",
          "voice_twilio")
 
 
@@ -33,9 +33,9 @@ def test_the_registry_lists_exactly_the_media_flapjacks_first_in_its_order() -> 
 def test_each_medium_is_declared_in_one_module(medium: str) -> None:
     declared = base.declaration(medium)
     assert declared.medium == medium and issubclass(declared.settings, GatewaySettings)
-    if medium == "jabber":  # its own long-lived process, no rq sender
+    if medium in ("jabber", "matrix"):  # its own long-lived process (a chat bot), no rq sender
         assert declared.sender is None and declared.run is not None
-        assert declared.settings.__module__ == declared.run.__module__ == "gateways.jabber"
+        assert declared.settings.__module__ == declared.run.__module__ == f"gateways.{medium}"
     else:
         assert declared.sender is not None and declared.run is None and declared.sender.medium == medium
         # its settings model beside its sender, or only the settings every gateway takes (apprise)
@@ -56,7 +56,8 @@ def test_the_worker_refuses_an_unknown_gateway_naming_it() -> None:
 
 def test_a_gateway_declared_in_one_place_is_known_everywhere(tmp_path: Path) -> None:
     with installed_telegraph(tmp_path):
-        assert known_media() == (*MEDIA, "telegraph") and is_known_medium("telegraph")  # notifier, enqueue, web
+        flapjacks = MEDIA[:9]  # Flapjack's media first, in its order; then the others by name
+        assert known_media() == (*flapjacks, *sorted((*MEDIA[9:], "telegraph"))) and is_known_medium("telegraph")
         with pytest.raises(ConfigError, match=r"^gateways\.telegraph\.wire: required setting missing"):
             load_config({"gateways": {"telegraph": {"enabled": True}}})
         config = load_config({"gateways": {"telegraph": {"enabled": True, "wire": "morse"}}})
@@ -87,4 +88,4 @@ def test_the_media_are_listed_without_importing_a_gateway_and_only_configured_on
             "print(sorted(m for m in sys.modules if m.startswith('gateways.')))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['gateways.base', 'gateways.slack']"
+    assert done.stdout.strip() == "['gateways.base', 'gateways.slack', 'gateways.slack_app']"
