@@ -47,6 +47,15 @@ def cli_actor() -> Actor:
     return Actor(name, "cli")
 
 
+def address_acting(client: StrRedis, media: str | Sequence[str], address: str, actor: Actor, unowned: str) -> Acting:
+    """Who acts through a bot, a button, a reply or a call, as team ownership sees them: a responder of the
+    teams listing the contact whose address on one of `media` is `address` (none: only checks no team owns
+    may be acted on, per web.unowned_checks)."""
+    names = (media,) if isinstance(media, str) else tuple(media)
+    contact = next(filter(None, (team_store.contact_for_address(client, m, address) for m in names)), None)
+    return Acting(actor.name, Role.RESPONDER, unowned, contact)
+
+
 def ack_seconds(typed: str) -> int:
     """An acknowledgement's duration typed as people type it (`10m`, `4h`, `1 day`); blank or 0 is the default.
 

@@ -17,6 +17,7 @@ from flapjack_py import actions
 from flapjack_py.config.settings import Config
 from flapjack_py.model import ack_codes
 from flapjack_py.model.actors import Actor
+from flapjack_py.model.teams import NotOwned
 from flapjack_py.store import ack_codes as code_store
 from flapjack_py.store.plumbing.client import StrRedis
 from flapjack_py.timeparse import TimeParseError
@@ -25,6 +26,9 @@ log = logging.getLogger(__name__)
 
 SENDER_MEDIA = {"sms": ("sms*",), "voice": ("voice*", "sms*"), "email": ("email",)}
 """The contact media whose address a reply's sender must have, per channel."""
+CONTACT_MEDIA = {"sms": ("sms", "sms_twilio", "sms_nexmo"), "voice": ("voice_twilio", "sms", "sms_twilio", "sms_nexmo"),
+                 "email": ("email",)}
+"""The contact media whose address a reply through each channel comes from (team ownership)."""
 MAX_TEXT = 2000
 """Characters of a reply read (the rest is ignored)."""
 
@@ -102,9 +106,15 @@ def acknowledge_check(client: StrRedis, config: Config, check_id: str, *, channe
     """Acknowledge `check_id` on behalf of `CHANNEL:ADDRESS` (the one action path)."""
     entity, _, check = check_id.partition(":")
     actor = Actor(f"{channel}:{address}", channel, address)
-    seconds = actions.acknowledge(client, config.executive.queue, [(entity, check)], duration=duration,
-                                  message=message or f"acknowledged by {channel} reply", actor=actor,
-                                  now=int(time.time()) if now is None else now)
+    acting = actions.address_acting(client, CONTACT_MEDIA.get(channel, channel), address, actor,
+                                    config.web.unowned_checks)
+    try:
+        seconds = actions.acknowledge(client, config.executive.queue, [(entity, check)], duration=duration,
+                                      message=message or f"acknowledged by {channel} reply", actor=actor,
+                                      now=int(time.time()) if now is None else now, acting=acting)
+    except NotOwned:
+        log.warning("%s: %s may not acknowledge it (no team of theirs owns it)", check_id, actor.name)
+        return Outcome(False, f"Flapjack: {check_id[:80]} is not your team's; nothing was done.")
     log.info("%s: acknowledged by %s for %ss", check_id, actor.name, seconds)
     return Outcome(True, f"Flapjack: acknowledged {check_id[:80]} for {_hours(seconds)}.", check_id)
 

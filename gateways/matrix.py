@@ -108,11 +108,13 @@ class MatrixSender:
 class MatrixGateway:
     """The running gateway: the Matrix client in an asyncio thread and the drain thread."""
 
-    def __init__(self, settings: Mapping[str, Any], clients: Clients, events_queue: str = "events") -> None:
+    def __init__(self, settings: Mapping[str, Any], clients: Clients, events_queue: str = "events",
+                 unowned_checks: str = "everyone") -> None:
         self.raw_settings = settings
         self.redis = clients.raw
         worker.use_clients(clients)
-        bot = MatrixBot(clients.text, frozenset(map(str, settings.get("allowed_users") or ())), events_queue)
+        bot = MatrixBot(clients.text, frozenset(map(str, settings.get("allowed_users") or ())), events_queue,
+                        unowned_checks)
         self.loop = asyncio.new_event_loop()
         self.matrix = MatrixClient(options_of(settings), bot, send_wait=SEND_WAIT)
         self.stopped = threading.Event()
@@ -193,7 +195,7 @@ def run(config: Config, burst: bool = False) -> int:
 
     settings = base.gateway_settings(config, MEDIUM, REQUIRED)
     clients, embedded = open_clients(config)
-    gateway = MatrixGateway(settings, clients, config.executive.queue)
+    gateway = MatrixGateway(settings, clients, config.executive.queue, config.web.unowned_checks)
     previous = {sig: signal.signal(sig, lambda *_: gateway.stopped.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         gateway.start(burst=burst)

@@ -14,6 +14,7 @@ from flapjack_py import actions
 from flapjack_py.chat.matrix import HELP, Command, code_command
 from flapjack_py.durations import words
 from flapjack_py.model.actors import Actor
+from flapjack_py.model.teams import Acting, NotOwned
 from flapjack_py.store import ack_codes as code_store
 from flapjack_py.store import chat
 from flapjack_py.store import checks as check_store
@@ -34,6 +35,7 @@ class MatrixBot:
     client: StrRedis
     allowed: frozenset[str]
     queue: str = "events"
+    unowned: str = "everyone"  # config web.unowned_checks
 
     def command(self, room: str, sender: str, about: str, command: Command, now: int) -> str | None:
         """The thread's answer to `command` sent by `sender` about event `about`; None when that event is no
@@ -82,6 +84,10 @@ class MatrixBot:
         return self._refusal(sender, "reaction") or self._ack(posted.check, "", "", Actor(f"matrix:{sender}", MEDIUM),
                                                               now)
 
+    def _acting(self, actor: Actor) -> Acting:
+        """Team ownership: the sender acts for the teams listing the contact whose matrix address they are."""
+        return actions.address_acting(self.client, MEDIUM, actor.name.removeprefix("matrix:"), actor, self.unowned)
+
     def _refusal(self, sender: str, what: str) -> str | None:
         if sender in self.allowed:
             return None
@@ -94,8 +100,12 @@ class MatrixBot:
         except TimeParseError as exc:
             return f"cannot read the duration {typed!r}: {exc}"
         entity, _, check = check_id.partition(":")
-        actions.acknowledge(self.client, self.queue, [(entity, check)], duration=seconds,
-                            message=message or f"acknowledged by {actor.name}", actor=actor, now=now)
+        try:
+            actions.acknowledge(self.client, self.queue, [(entity, check)], duration=seconds,
+                                message=message or f"acknowledged by {actor.name}", actor=actor, now=now,
+                                acting=self._acting(actor))
+        except NotOwned as exc:
+            return str(exc)
         return f"acknowledging {check_id} for {words(seconds)}"
 
     def _maint(self, check_id: str, command: Command, actor: Actor, now: int) -> str:
@@ -106,8 +116,12 @@ class MatrixBot:
         if not seconds:
             return "maint needs a duration: maint DURATION [MESSAGE], e.g. maint 2h deploying"
         entity, _, check = check_id.partition(":")
-        actions.create_scheduled(self.client, entity, check, now, seconds, command.message or DEFAULT_MAINT_MESSAGE,
-                                 actor=actor, now=now)
+        try:
+            actions.create_scheduled(self.client, entity, check, now, seconds,
+                                     command.message or DEFAULT_MAINT_MESSAGE, actor=actor, now=now,
+                                     acting=self._acting(actor))
+        except NotOwned as exc:
+            return str(exc)
         return f"scheduled maintenance of {check_id} for {words(seconds)}"
 
     def _status(self, entity: str, check: str) -> str:

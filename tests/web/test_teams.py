@@ -11,7 +11,10 @@ import pytest
 
 from flapjack_py import credentials
 from flapjack_py.access import Role
+from flapjack_py.config.settings import load_config
 from flapjack_py.executive import Executive
+from flapjack_py.model.actors import Actor
+from flapjack_py.replies import acknowledge_check
 from flapjack_py.store import audit
 from flapjack_py.store import maintenance as maint
 from flapjack_py.store import media as media_store
@@ -19,6 +22,7 @@ from flapjack_py.store import tags as tag_store
 from flapjack_py.store import users as user_store
 from flapjack_py.store.events import push_event
 from gateways.jabber_bot import Bot, BotSettings
+from gateways.matrix_bot import MatrixBot
 
 from .conftest import CONFIG, PASSWORD, People
 
@@ -141,3 +145,20 @@ def test_teams_are_read_by_viewers_and_written_by_admins(make_app: Any, teams: P
             if e.kind == "team"] == [
         ("admin", "post_teams", "a,b", "ok"), ("viewer", "post_teams", "", "403"), ("admin", "patch_teams", "a", "ok"),
         ("admin", "delete_teams", "a", "ok")]  # invalid writes (422, 409) change nothing: not recorded
+
+
+def test_replies_and_chat_bots_act_only_for_the_senders_teams(teams: People) -> None:
+    """An SMS reply and a Matrix command act as the contact whose address they come from: carol (team B) may
+    acknowledge team B's check, not team A's; an unknown number acts only on checks no team owns."""
+    media_store.set_medium(teams.s, "carol", "sms", "+15550100")
+    media_store.set_medium(teams.s, "carol", "matrix", "@carol:example.org")
+    config = load_config(CONFIG)
+    refused = acknowledge_check(teams.s, config, "web-01:HTTP", channel="sms", address="+15550100")
+    assert not refused.acted and "not your team's" in refused.answer
+    assert acknowledge_check(teams.s, config, "db-01:MySQL", channel="sms", address="+15550100").acted
+    assert not acknowledge_check(teams.s, config, "db-01:MySQL", channel="sms", address="+15550199").acted
+    assert acknowledge_check(teams.s, config, "misc-01:PING", channel="sms", address="+15550199").acted
+    bot = MatrixBot(teams.s, frozenset({"@carol:example.org"}))
+    answer = bot._ack("web-01:HTTP", "", "", Actor("matrix:@carol:example.org", "matrix"), int(time.time()))
+    assert "no team of theirs owns it" in answer
+    assert not _acked(teams, *A_CHECK) and _acked(teams, *B_CHECK) and _acked(teams, *LOOSE)

@@ -25,6 +25,7 @@ from flapjack_py import actions
 from flapjack_py.chat import slack
 from flapjack_py.chat.mattermost import ACTIONS as MATTERMOST_ACTIONS
 from flapjack_py.model.actors import Actor
+from flapjack_py.model.teams import NotOwned
 from flapjack_py.store import chat
 
 from ..errors import ApiError
@@ -119,10 +120,16 @@ def _refuse_stranger(medium: str, settings: Mapping[str, Any], *names: str) -> N
 
 
 def _acknowledge(check: str, typed: str, actor: Actor) -> int:
+    """Acknowledge for `actor` (403 when the teams of the contact whose address they are do not own the check)."""
     entity, name = split_check_id(check, 422)
-    return actions.acknowledge(ctx().client, ctx().config.executive.queue, [(entity, name)],
-                               duration=actions.ack_seconds(typed), message=f"acknowledged from {actor.channel}",
-                               actor=actor, now=int(time.time()))
+    address = actor.address or actor.name.partition(":")[2]
+    acting = actions.address_acting(ctx().client, actor.channel, address, actor, ctx().config.web.unowned_checks)
+    try:
+        return actions.acknowledge(ctx().client, ctx().config.executive.queue, [(entity, name)],
+                                   duration=actions.ack_seconds(typed), message=f"acknowledged from {actor.channel}",
+                                   actor=actor, now=int(time.time()), acting=acting)
+    except NotOwned as exc:
+        raise ApiError(403, str(exc)) from None
 
 
 def _slack_payload(body: bytes) -> dict[str, Any]:

@@ -12,11 +12,12 @@ from werkzeug.wrappers import Response
 
 from flapjack_py import actions
 from flapjack_py.oncall.recurrence import InvalidSeries
+from flapjack_py.store import checks as check_store
 from flapjack_py.store import entities as entity_store
 from flapjack_py.store import maintenance_series as series_store
 from flapjack_py.timeparse import TimeParseError
 
-from ..actors import request_actor
+from ..actors import request_acting, request_actor
 from . import bp
 from .check_forms import MAX_DETAIL, parse_start
 from .context import db, now
@@ -80,6 +81,10 @@ def entity_maintenance(name: str) -> Response:
     by the user."""
     entity_id = _known(name)
     at, actor = now(), request_actor()
+    refused = actions.refused(db(), [(name, c) for c in check_store.current_check_names(db(), name)], request_acting())
+    if refused:  # the whole entity or nothing: no series over checks some of which the user's teams do not own
+        abort(403, description=f"{actor.name} may not put {name} in maintenance: no team of theirs owns "
+                               f"{', '.join(f'{e}:{c}' for e, c in refused[:5])}")
     minute = at - at % 60
     try:
         preset = request.form.get("preset", "")[:20]
