@@ -150,26 +150,39 @@ def end_maintenance(client: StrRedis, entity: str, check: str, *, actor: Actor, 
     return ended
 
 
-def create_series(client: StrRedis, fields: dict[str, Any], *, actor: Actor, now: int) -> Series:
+def create_series(client: StrRedis, fields: dict[str, Any], *, actor: Actor, now: int,
+                  acting: Acting | None = None) -> Series:
     """Store and materialise a recurring maintenance series (recurrence.new_series fields).
 
-    Raises InvalidSeries saying what is wrong.
+    Raises InvalidSeries saying what is wrong; with `acting`, NotOwned when it covers checks their teams do
+    not own (nothing stored).
     """
     made = recurrence.new_series(str(uuid.uuid4()), fields, now)
     series_store.check_plan(client, made, now)
+    authorise_series(client, "create_maintenance_series", made, actor, acting, now)
     series_store.save_series(client, made)
     series_store.materialise(client, made, now)
     audit.record_all(client, [audit.entry(actor, "create_maintenance_series", "series", made.id, now)])
     return made
 
 
-def delete_series(client: StrRedis, series_id: str, *, actor: Actor, now: int) -> bool:
-    """Delete a series and its future windows; False for an unknown id."""
-    if series_store.load_series(client, series_id) is None:
+def delete_series(client: StrRedis, series_id: str, *, actor: Actor, now: int, acting: Acting | None = None) -> bool:
+    """Delete a series and its future windows; False for an unknown id. With `acting`, NotOwned when it covers
+    checks their teams do not own."""
+    series = series_store.load_series(client, series_id)
+    if series is None:
         return False
+    authorise_series(client, "delete_maintenance_series", series, actor, acting, now)
     series_store.delete_series(client, series_id, now)
     audit.record_all(client, [audit.entry(actor, "delete_maintenance_series", "series", series_id, now)])
     return True
+
+
+def authorise_series(client: StrRedis, action: str, series: Series, actor: Actor, acting: Acting | None,
+                     now: int) -> None:
+    """authorise() over the checks a maintenance series covers now."""
+    if acting is not None:
+        authorise(client, action, series_store.target_checks(client, series), actor, acting, now)
 
 
 def set_enabled(client: StrRedis, entity: str, check: str, enabled: bool, *, actor: Actor, now: int,

@@ -162,3 +162,25 @@ def test_replies_and_chat_bots_act_only_for_the_senders_teams(teams: People) -> 
     answer = bot._ack("web-01:HTTP", "", "", Actor("matrix:@carol:example.org", "matrix"), int(time.time()))
     assert "no team of theirs owns it" in answer
     assert not _acked(teams, *A_CHECK) and _acked(teams, *B_CHECK) and _acked(teams, *LOOSE)
+
+
+def test_maintenance_series_need_the_checks_they_cover(make_app: Any, teams: People) -> None:
+    """A recurring window is maintenance too: a responder may only cover, change or delete series over checks
+    their teams own, through the API and the UI (nothing is stored when refused)."""
+    client = make_app().test_client()
+
+    def series(check: str) -> dict[str, Any]:
+        return {"maintenance_series": [{"rrule": "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", "duration": 3600,
+                                        "links": {"checks": [check]}}]}
+    refused = client.post("/api/maintenance_series", headers=teams.bearer(Role.RESPONDER), json=series("db-01:MySQL"))
+    assert refused.status_code == 403 and "db-01:MySQL" in refused.get_data(as_text=True)
+    made = client.post("/api/maintenance_series", headers=teams.bearer(Role.RESPONDER), json=series("web-01:HTTP"))
+    assert made.status_code == 201, made.get_data(as_text=True)
+    theirs = client.post("/api/maintenance_series", headers=teams.bearer(Role.ADMIN), json=series("db-01:MySQL"))
+    assert theirs.status_code == 201
+    their_id = theirs.headers["Location"].rsplit("/", 1)[1]
+    assert client.delete(f"/api/maintenance_series/{their_id}", headers=teams.bearer(Role.RESPONDER)).status_code == 403
+    teams.login(client, Role.RESPONDER)
+    form = {"rrule": "FREQ=DAILY;BYHOUR=3;BYMINUTE=0", "duration": "1h", "start": ""}
+    assert client.post("/checks/db-01/MySQL/scheduled_maintenance", data=form).status_code == 403
+    assert client.post("/checks/web-01/HTTP/scheduled_maintenance", data=form).status_code == 303

@@ -14,10 +14,12 @@ from typing import Any
 
 from flask import Response
 
+from flapjack_py import actions
 from flapjack_py.oncall import recurrence
 from flapjack_py.oncall.recurrence import InvalidSeries, Series
 from flapjack_py.store import maintenance_series as store
 
+from ..actors import request_acting, request_actor
 from ..errors import ApiError
 from . import bp
 from .common import answer, created, ctx, find_listed, iso, no_content, patch_ops, wrapped_list
@@ -43,10 +45,18 @@ def create_series(items: Sequence[dict[str, Any]], status: int = 422, **links: l
             made.append(series)
         except InvalidSeries as exc:
             raise ApiError(status, str(exc)) from None
+    _authorise("create_maintenance_series", made, now)
     for series in made:
         store.save_series(ctx().client, series)
         store.materialise(ctx().client, series, now)
     return [s.id for s in made]
+
+
+def _authorise(action: str, series: Sequence[Series], now: int) -> None:
+    """NotOwned (403) unless the caller's teams own every check the series cover (before anything is written)."""
+    actor, acting = request_actor(), request_acting()
+    for one in series:
+        actions.authorise_series(ctx().client, action, one, actor, acting, now)
 
 
 def as_json(series: Series, now: int) -> dict[str, Any]:
@@ -86,6 +96,7 @@ def patch_series(ids: str) -> Response:
         except InvalidSeries as exc:
             raise ApiError(422, str(exc)) from None
         changed.append(series)
+    _authorise("change_maintenance_series", [*found, *changed], now)
     for series in changed:
         store.replace_series(ctx().client, series, now)
     return no_content()
@@ -94,6 +105,7 @@ def patch_series(ids: str) -> Response:
 @bp.route("/maintenance_series/<ids>", methods=["DELETE"])
 def delete_series(ids: str) -> Response:
     found, now = _find(ids), int(time.time())
+    _authorise("delete_maintenance_series", found, now)
     for series in found:
         store.delete_series(ctx().client, series.id, now)
     return no_content()

@@ -123,7 +123,7 @@ def _create_series(entity: str, check: str) -> Response:
               "start_time": form.get("start", ""), "duration": form.get("duration", ""),
               "summary": form.get("summary", ""), "checks": [f"{entity}:{check}"]}
     try:
-        actions.create_series(db(), fields, actor=request_actor(), now=now())
+        actions.create_series(db(), fields, actor=request_actor(), acting=request_acting(), now=now())
     except InvalidSeries as exc:
         return _back(entity, check, error="bad-series", detail=str(exc))
     return _back(entity, check, notice="series-created")
@@ -133,7 +133,8 @@ def _create_series(entity: str, check: str) -> Response:
 @known_check
 def delete_series(entity: str, check: str) -> Response:
     """Delete the series `id` (form field) and its future windows."""
-    actions.delete_series(db(), request.form.get("id", "")[:200], actor=request_actor(), now=now())
+    actions.delete_series(db(), request.form.get("id", "")[:200], actor=request_actor(), acting=request_acting(),
+                          now=now())
     return _back(entity, check, notice="series-deleted")
 
 

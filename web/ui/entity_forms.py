@@ -34,7 +34,7 @@ def create_entity_series(name: str) -> Response:
     fields = {"rrule": form["rrule"], "timezone": form["timezone"] or "UTC", "start_time": form["start"],
               "duration": form["duration"], "summary": form["summary"], "entities": [entity_id]}
     try:
-        actions.create_series(db(), fields, actor=request_actor(), now=now())
+        actions.create_series(db(), fields, actor=request_actor(), acting=request_acting(), now=now())
     except InvalidSeries as exc:
         return _back(name, error="bad-series", detail=str(exc))
     return _back(name, notice="series-created")
@@ -46,7 +46,7 @@ def delete_entity_series(name: str) -> Response:
     entity_id = _known(name)
     series_id = request.form.get("id", "")[:200]
     if any(s.id == series_id for s in series_store.series_for_entity(db(), entity_id)):
-        actions.delete_series(db(), series_id, actor=request_actor(), now=now())
+        actions.delete_series(db(), series_id, actor=request_actor(), acting=request_acting(), now=now())
     return _back(name, notice="series-deleted")
 
 
