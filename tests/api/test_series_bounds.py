@@ -83,7 +83,7 @@ def test_an_hourly_series_is_materialised_in_one_go(client, real_s):
 
 def calendar(dtstart: str, rule: str) -> str:
     return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:shift@test\r\n"
-            f"DTSTAMP:20260101T000000Z\r\nDTSTART:{dtstart}\r\nDTEND:{dtstart[:-5]}5900Z\r\nRRULE:{rule}\r\n"
+            f"DTSTAMP:20260101T000000Z\r\nDTSTART:{dtstart}\r\nDTEND:{dtstart[:-7]}010000Z\r\nRRULE:{rule}\r\n"
             "SUMMARY:ann\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
 
 
