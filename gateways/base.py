@@ -213,8 +213,9 @@ def deliver_alert(gateway: Gateway, alert: Alert, client: StrRedis, *, last_try:
     gateway.store = client
     previous = alert_store.load_statuses(client, [alert["id"]])[alert["id"]]
     outcome = attempt(gateway, alert, previous.status if previous else None, last_try=last_try)
-    if not outcome.skipped:
-        record_outcome(client, alert["id"], previous, outcome)
+    change = None if outcome.skipped else record_outcome(client, alert["id"], previous, outcome)
+    if change is not None:
+        alert_store.count_statuses_now(client, [change])
     if outcome.status == AlertStatus.QUEUED:
         raise DeliveryFailed(outcome.error or "", outcome.retry_after)
     return outcome.status
@@ -247,12 +248,14 @@ def attempt(gateway: Gateway, alert: Alert, status: str | None, *, last_try: boo
 
 
 def record_outcome(client: StrRedis, alert_id: str, previous: alert_store.StatusFields | None,
-                   outcome: Outcome) -> None:
-    """Record an attempt's outcome on `alert:ID` (`previous`: the record as it was read before the try)."""
+                   outcome: Outcome) -> alert_store.StatusChange | None:
+    """Record an attempt's outcome on `alert:ID` at once, in one command (`previous`: the record as it was read
+    before the try); the change, whose metrics the caller counts (alert_store.count_statuses), or None when the
+    record is gone."""
     if previous is None:
         log.warning("alert %s: no record (expired?); status %s not stored", alert_id, outcome.status)
-        return
-    alert_store.record_status(client, alert_id, previous, outcome.status, error=outcome.error)
+        return None
+    return alert_store.record_status(client, alert_id, previous, outcome.status, error=outcome.error)
 
 
 def record_delivered(client: StrRedis, alert: Alert, elapsed: float = 0.0) -> str:

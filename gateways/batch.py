@@ -99,24 +99,32 @@ def deliver_batch(rq_queue: Queue, worker_name: str, senders: Senders, store: St
     if not job_ids:
         return 0
     taken = deliveries.start_jobs(rq_queue, job_ids, worker_name, JOB_TTL)
-    alerts = {item.job.id: _alert_of(item.job) for item in taken}
+    alerts = {item.job_id: _alert_of(item) for item in taken}
     previous = alert_store.load_statuses(store, [job_id for job_id, alert in alerts.items() if alert is not None])
     tally = Tally(TRIP_AFTER if breaker is not None and breaker.enabled else 0)
 
+    changes: list[alert_store.StatusChange] = []
+    kept: dict[str, float | None] = {}  # job id of a failed try that is retried -> the far end's Retry-After (s)
+
     def deliver_one(sender: base.Gateway, item: Taken) -> Settled:
-        alert = alerts[item.job.id]
+        alert = alerts[item.job_id]
         if isinstance(alert, InvalidAlert):
             return Settled(item, Settle.RETRY, base.describe(alert))
         if tally.stopped:  # the server refused the batch's last tries: hold the rest untried
             return Settled(item, Settle.HOLD)
-        settled, outcome = _deliver(sender, item, alert, previous.get(alert["id"]), store, senders.policy)
-        tally.add(item.job.id, outcome)
+        settled, outcome, change = _deliver(sender, item, alert, previous.get(alert["id"]), store, senders.policy)
+        tally.add(item.job_id, outcome)
+        if settled.how is Settle.RETRY:
+            kept[item.job_id] = outcome.retry_after
+        if change is not None:
+            changes.append(change)  # list.append is atomic: the senders' threads share the list
         return settled
 
     settled = senders.map(deliver_one, taken)
     if breaker is not None:
         settled = breaker.after(settled, tally, probe)
-    deliveries.settle_jobs(rq_queue, settled, worker_name)
+    _prepare_retries(rq_queue, settled, kept)
+    deliveries.settle_jobs(rq_queue, settled, worker_name, lambda pipe: alert_store.count_statuses(pipe, changes))
     return len(job_ids)
 
 
@@ -131,11 +139,11 @@ def fail_expired(rq_queue: Queue, worker_name: str, store: StrRedis, policy: Ret
     taken = deliveries.start_jobs(rq_queue, deliveries.take_queued(rq_queue, old), worker_name, JOB_TTL)
     if not taken:
         return 0
-    errors = alert_store.load_errors(store, [item.job.id for item in taken])
+    errors = alert_store.load_errors(store, [item.job_id for item in taken])
     settled = []
     for item in taken:
-        error = errors.get(item.job.id) or fallback_error
-        base.record_failed_job(store, item.job.id, item.job.args[0] if item.job.args else None, error)
+        error = errors.get(item.job_id) or fallback_error
+        base.record_failed_job(store, item.job_id, item.payload, error)
         settled.append(Settled(item, Settle.FAILED, _expired_reason(policy, error)))
     deliveries.settle_jobs(rq_queue, settled, worker_name)
     log.warning("gateway %s: %d alert(s) waited longer than retry_max_age (%d s): failed", rq_queue.name,
@@ -160,27 +168,43 @@ def keep_retrying(job: Job, policy: RetryPolicy, now: float) -> bool:
     queued_at = job.created_at.timestamp() if job.created_at else None
     if not policy.keep_trying(queued_at, now):
         return False
-    job.retries_left = max(job.retries_left or 0, 1)
-    job.retry_intervals = job.retry_intervals or [FALLBACK_INTERVAL]
+    _keep(job)
     return True
 
 
+def _keep(job: Job) -> None:
+    """rq's count of tries left kept at one or more, and intervals given to a job written without them."""
+    job.retries_left = max(job.retries_left or 0, 1)
+    job.retry_intervals = job.retry_intervals or [FALLBACK_INTERVAL]
+
+
+def _prepare_retries(rq_queue: Queue, settled: list[Settled], kept: dict[str, float | None]) -> None:
+    """Load rq's Job of each job retried (one round trip, none when all were delivered); a failed try that is
+    `kept` (it was not the last: its age said so) keeps its job retrying, its next interval stretched to the far
+    end's Retry-After. A malformed alert's job is retried as it was written (rq's count of tries)."""
+    retried = [item.taken for item in settled if item.how is Settle.RETRY]
+    deliveries.load_jobs(rq_queue, retried)
+    for taken in retried:
+        if taken.job is not None and taken.job_id in kept:
+            _keep(taken.job)
+            seconds = kept[taken.job_id]
+            if seconds:
+                stretch_next_interval(taken.job, seconds)
+
+
 def _deliver(sender: base.Gateway, item: Taken, alert: Alert, previous: StatusFields | None, store: StrRedis,
-             policy: RetryPolicy) -> tuple[Settled, base.Outcome]:
-    """Send one alert of a batch and record its status at once; how its job ends, and how the try went."""
-    job = item.job
-    keep = keep_retrying(job, policy, time.time())
+             policy: RetryPolicy) -> tuple[Settled, base.Outcome, alert_store.StatusChange | None]:
+    """Send one alert of a batch and record its status at once (its metrics are counted when the batch is
+    settled); how its job ends, how the try went, and the status change."""
+    keep = policy.keep_trying(item.created_at, time.time())
     sender.store = store  # chat gateways remember the messages they post
     outcome = base.attempt(sender, alert, previous.status if previous else None, last_try=not keep)
-    if not outcome.skipped:
-        base.record_outcome(store, alert["id"], previous, outcome)
+    change = None if outcome.skipped else base.record_outcome(store, alert["id"], previous, outcome)
     if outcome.gave_up and policy.retries:  # retried for retry_max_age: into rq's failed registry
-        return Settled(item, Settle.FAILED, _expired_reason(policy, outcome.error or "")), outcome
+        return Settled(item, Settle.FAILED, _expired_reason(policy, outcome.error or "")), outcome, change
     if outcome.status != AlertStatus.QUEUED:
-        return Settled(item, Settle.FINISHED, outcome.status), outcome
-    if outcome.retry_after:
-        stretch_next_interval(job, outcome.retry_after)
-    return Settled(item, Settle.RETRY, f"DeliveryFailed: {outcome.error}"), outcome
+        return Settled(item, Settle.FINISHED, outcome.status), outcome, change
+    return Settled(item, Settle.RETRY, f"DeliveryFailed: {outcome.error}"), outcome, change
 
 
 def _expired_reason(policy: RetryPolicy, error: str) -> str:
@@ -188,12 +212,12 @@ def _expired_reason(policy: RetryPolicy, error: str) -> str:
     return f"not delivered within retry_max_age ({policy.max_age} s): {error}"
 
 
-def _alert_of(job: Job) -> Alert | InvalidAlert:
+def _alert_of(item: Taken) -> Alert | InvalidAlert:
     """The alert a job's payload holds, or the InvalidAlert naming its faults."""
+    if item.error is not None:  # its data could not be read
+        return InvalidAlert([item.error], item.job_id)
     try:
-        return alert_from_json(job.args[0] if job.args else None)
+        return alert_from_json(item.payload)
     except InvalidAlert as exc:
-        log.error("alert %s: %s", job.id, exc, extra={"alert_id": job.id})
+        log.error("alert %s: %s", item.job_id, exc, extra={"alert_id": item.job_id})
         return exc
-    except Exception as exc:  # noqa: BLE001 -- a job whose data rq cannot decode fails itself, not the batch
-        return InvalidAlert([f"undecodable job data: {type(exc).__name__}: {exc}"], job.id)

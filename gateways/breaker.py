@@ -122,7 +122,7 @@ class Breaker:
             self._refused(tally, probe)
             put_back = Settle.REQUEUE if probe else Settle.HOLD
             return [Settled(item.taken, put_back, item.reason)
-                    if item.how is Settle.RETRY and item.taken.job.id in tally.refused_jobs else item
+                    if item.how is Settle.RETRY and item.taken.job_id in tally.refused_jobs else item
                     for item in settled]
         if tally.answered and (probe or self.state is not None):
             self._close()

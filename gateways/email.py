@@ -8,15 +8,16 @@ between alerts and reopened when the server has dropped it.
 
 from __future__ import annotations
 
+import base64
 import logging
 import smtplib
 import socket
 import ssl
+import uuid
 from collections.abc import Mapping
 from email.header import Header
 from email.mime.multipart import MIMEMultipart
-from email.mime.text import MIMEText
-from email.utils import formatdate, parseaddr
+from email.utils import formatdate, getaddresses, parseaddr
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -34,6 +35,8 @@ from .base import Declaration, Gateway, PermanentError, TransientError
 log = logging.getLogger(__name__)
 
 SMTP_TIMEOUT = 10.0
+HEADER_WIDTH = 76
+"""Longest header value written as it is; longer or non-ASCII ones are encoded and folded (RFC 2047, 5322)."""
 
 
 class SmtpAuth(Section):
@@ -109,48 +112,54 @@ class EmailGateway(Gateway):
 
     def send(self, alert: Alert) -> None:
         """Send the alert; a dropped connection is reopened once."""
-        message = self.build_message(alert)
+        message, recipients = self.build_message(alert), envelope_recipients(alert["address"])
         try:
-            self._send_once(message)
+            self._send_once(message, recipients)
         except smtplib.SMTPServerDisconnected:
             self._drop()
-            self._send_once(message)
+            self._send_once(message, recipients)
 
     def send_message(self, message: MIMEMultipart) -> None:
         """Send a message built elsewhere (the analytics digest, flapjack_py/tools/digest.py) the same way."""
+        data, recipients = message.as_bytes(policy=message.policy.clone(linesep="\r\n")), envelope_recipients(str(message["To"]))
         try:
-            self._send_once(message)
+            self._send_once(data, recipients)
         except smtplib.SMTPServerDisconnected:
             self._drop()
-            self._send_once(message)
+            self._send_once(data, recipients)
 
-    def build_message(self, alert: Alert) -> MIMEMultipart:
-        """The multipart message: the alert's subject and text body, the HTML rendered here.
+    def build_message(self, alert: Alert) -> bytes:
+        """The alert as a multipart/alternative message, ready for SMTP: its subject and text body, the HTML
+        rendered here, each part UTF-8 in base64.
 
-        Built with the compat32 MIME classes: the default email policy's header
-        parsing costs more than the SMTP round trip.
+        Written directly rather than through email.message and its generator: their header folding and
+        boundary checks cost more than the SMTP exchange. Every header value passes through _header (no line
+        breaks, RFC 2047 when not ASCII or too long); tests parse the result with the email package.
         """
         kind = "rollup" if alert.get("rollup") else "alert"
         subject = str(alert.get("subject") or render.render_alert(alert, self._config)[0])
-        message = MIMEMultipart("alternative")
-        message["From"] = self.sender
-        message["Reply-To"] = self.reply_to
-        message["To"] = alert["address"]
-        encoded: Any = Header(subject, "utf-8") if not subject.isascii() else subject  # email takes a Header too
-        message["Subject"] = encoded
-        message["Date"] = formatdate(localtime=True)
-        message["Message-ID"] = f"<{alert['id']}@{self.fqdn}>"
-        message.attach(MIMEText(str(alert.get("body") or ""), "plain", "utf-8"))
-        message.attach(MIMEText(render.render_template("email", f"{kind}.html", alert, self._config), "html", "utf-8"))
-        return message
+        html = render.render_template("email", f"{kind}.html", alert, self._config)
+        boundary = f"=_flapjack_{uuid.uuid4().hex}"
+        headers = (
+            ("From", self.sender), ("Reply-To", self.reply_to), ("To", alert["address"]), ("Subject", subject),
+            ("Date", formatdate(localtime=True)), ("Message-ID", f"<{alert['id']}@{self.fqdn}>"),
+        )
+        lines = [f"{name}: {_header(name, value)}" for name, value in headers]
+        lines += ["MIME-Version: 1.0", f'Content-Type: multipart/alternative; boundary="{boundary}"']
+        for subtype, text in (("plain", str(alert.get("body") or "")), ("html", html)):
+            lines += ["", f"--{boundary}", f'Content-Type: text/{subtype}; charset="utf-8"',
+                      "Content-Transfer-Encoding: base64", "", _base64_lines(text)]
+        lines += [f"--{boundary}--", ""]
+        return "\r\n".join(lines).encode("ascii")
 
     def close(self) -> None:
         self._drop()
         super().close()
 
-    def _send_once(self, message: MIMEMultipart) -> None:
+    def _send_once(self, message: bytes, recipients: list[str]) -> None:
+        options = [] if all(address.isascii() for address in recipients) else ["SMTPUTF8"]
         try:
-            refused = self._connection().send_message(message, from_addr=parseaddr(self.sender)[1])
+            refused = self._connection().sendmail(parseaddr(self.sender)[1], recipients, message, options)
         except smtplib.SMTPServerDisconnected:
             raise
         except smtplib.SMTPRecipientsRefused as exc:
@@ -205,6 +214,28 @@ class EmailGateway(Gateway):
             except (OSError, smtplib.SMTPException):
                 self._smtp.close()
             self._smtp = None
+
+
+def envelope_recipients(to: str) -> list[str]:
+    """The envelope recipients of a To header's value (as smtplib.send_message takes them)."""
+    to = " ".join(to.splitlines())
+    return [address for _, address in getaddresses([to]) if address] or [to]
+
+
+def _header(name: str, value: str) -> str:
+    """A header line's value as written: line breaks (header injection) become spaces; a non-ASCII or long value
+    is RFC 2047-encoded (non-ASCII) and folded by email.header."""
+    value = " ".join(value.splitlines())
+    if value.isascii() and len(value) <= HEADER_WIDTH:
+        return value
+    charset = "us-ascii" if value.isascii() else "utf-8"
+    return Header(value, charset, maxlinelen=78, header_name=name).encode(linesep="\r\n")
+
+
+def _base64_lines(text: str) -> str:
+    """UTF-8 `text` in base64, 76 characters a line, CRLF between lines (RFC 2045)."""
+    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return "\r\n".join(encoded[at:at + 76] for at in range(0, len(encoded), 76))
 
 
 GATEWAY = Declaration.of(EmailGateway, EmailSettings)

@@ -416,10 +416,14 @@ def _requeue_or_fail(client: BytesRedis, registry: StartedJobRegistry, execution
         job: Job | None = Job.fetch(job_id, connection=client, serializer=JSONSerializer)
     except NoSuchJobError:
         job = None
-    if job is not None and _delivered(client, job_id):  # sent and recorded in a batch its worker did not settle
+    record = alert_store.load_statuses(_store_client(client), [job_id])[job_id] if job is not None else None
+    if job is not None and record is not None and record.status == AlertStatus.DELIVERED:
+        # sent and recorded in a batch its worker did not settle: its metrics were not counted either
         log.info("alert %s: delivered by a worker that died before settling its job; finished", job_id)
-        deliveries.settle_jobs(queue, [Settled(Taken(job, execution), Settle.FINISHED, AlertStatus.DELIVERED)],
-                               execution.worker_name)
+        change = alert_store.StatusChange(record._replace(status=AlertStatus.QUEUED), AlertStatus.DELIVERED,
+                                          float(record.delivered_at or time.time()))
+        deliveries.settle_jobs(queue, [Settled(Taken.of(job, execution), Settle.FINISHED, AlertStatus.DELIVERED)],
+                               execution.worker_name, lambda pipe: alert_store.count_statuses(pipe, [change]))
         return
     retry, reason = job is not None and _retry_abandoned(job, queue.name), ABANDONED_REASON
     if retry:
@@ -448,11 +452,6 @@ def _abandoned_reason(client: BytesRedis, job: Job, medium: str) -> str:
     if not _policy_for(medium, job).retries:
         return ABANDONED_REASON
     return alert_store.load_errors(_store_client(client), [job.id]).get(job.id) or ABANDONED_REASON
-
-
-def _delivered(client: BytesRedis, alert_id: str) -> bool:
-    record = alert_store.load_statuses(_store_client(client), [alert_id])[alert_id]
-    return record is not None and record.status == AlertStatus.DELIVERED
 
 
 def _on_abandoned(job: Job, exc_type: type, exc_value: BaseException, tb: Any) -> bool:

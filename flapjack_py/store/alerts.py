@@ -6,7 +6,8 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -36,6 +37,16 @@ class StatusFields(NamedTuple):
     type: str
     queued_at: int | None
     status: str
+    delivered_at: int | None = None
+
+
+class StatusChange(NamedTuple):
+    """An alert record's status as it was (`previous`), the status it was set to, and when: what its metrics
+    count (count_statuses)."""
+
+    previous: StatusFields
+    status: str
+    at: float
 
 
 class AlertStatus:
@@ -136,22 +147,26 @@ def set_status(client: StrRedis, alert_id: str, status: str, *, error: str | Non
 
 
 def record_status(client: StrRedis, alert_id: str, previous: StatusFields, status: str, *,
-                  error: str | None = None) -> None:
-    """save_status in its own MULTI (one round trip: the record was read before, by load_statuses)."""
-    pipe = client.pipeline(transaction=True)
-    save_status(pipe, alert_id, previous, status, error=error)
-    pipe.execute()
+                  error: str | None = None) -> StatusChange:
+    """An alert's new delivery status alone, in one command (`previous`: the record as load_statuses read it);
+    the change, whose metrics the caller counts with count_statuses (a gateway worker: in the MULTI that
+    settles the alert's job, so they are counted once, when the job ends)."""
+    now = time.time()
+    client.hset(keys.alert(alert_id), mapping=_status_fields(status, error, now))
+    return StatusChange(previous, status, now)
 
 
 def load_statuses(client: StrRedis, alert_ids: list[str]) -> dict[str, StatusFields | None]:
     """What save_status needs of each alert record (one round trip); None for a record that is gone."""
     pipe = client.pipeline(transaction=False)
     for alert_id in alert_ids:
-        pipe.hmget(keys.alert(alert_id), "media", "type", "timestamp", "status")
+        pipe.hmget(keys.alert(alert_id), "media", "type", "timestamp", "status", "delivered_at")
     found: dict[str, StatusFields | None] = {}
-    for alert_id, (medium, alert_type, queued_at, status) in zip(alert_ids, pipe.execute(), strict=True):
+    for alert_id, (medium, alert_type, queued_at, status, delivered_at) in zip(alert_ids, pipe.execute(),
+                                                                               strict=True):
         found[alert_id] = None if medium is None else StatusFields(
-            medium, alert_type or "", None if queued_at is None else to_int(queued_at), status or "")
+            medium, alert_type or "", None if queued_at is None else to_int(queued_at), status or "",
+            None if delivered_at is None else to_int(delivered_at))
     return found
 
 
@@ -168,16 +183,39 @@ def save_status(pipe: Writes, alert_id: str, previous: StatusFields, status: str
     """Write an alert's delivery status (and `delivered_at` or `error`) and its metrics on `pipe`;
     `previous` is the record as load_statuses read it."""
     now = now if now is not None else time.time()
+    pipe.hset(keys.alert(alert_id), mapping=_status_fields(status, error, now))
+    count_statuses(pipe, [StatusChange(previous, status, now)])
+
+
+def count_statuses(pipe: Writes, changes: Sequence[StatusChange]) -> None:
+    """Count status changes in the alert metrics on `pipe`: alerts arriving at each status (a retry that stays
+    `queued` is not a new arrival), and each delivery's seconds since it was queued; one write per counter."""
+    arrivals = Counter((c.previous.medium, c.previous.type, c.status) for c in changes if c.previous.status != c.status)
+    for (medium, alert_type, status), n in arrivals.items():
+        metrics.count_alert(pipe, medium, alert_type, status, n)
+    delivered: defaultdict[str, list[float]] = defaultdict(list)
+    for change in changes:
+        if change.status == AlertStatus.DELIVERED and change.previous.queued_at is not None \
+                and change.previous.status != AlertStatus.DELIVERED:
+            delivered[change.previous.medium].append(change.at - change.previous.queued_at)
+    for medium, seconds in delivered.items():
+        metrics.observe_deliveries(pipe, medium, seconds)
+
+
+def count_statuses_now(client: StrRedis, changes: Sequence[StatusChange]) -> None:
+    """count_statuses in a pipeline of its own (one round trip)."""
+    with client.pipeline(transaction=False) as pipe:
+        count_statuses(pipe, changes)
+        pipe.execute()
+
+
+def _status_fields(status: str, error: str | None, now: float) -> dict[str, str]:
     fields = {"status": status}
     if status == AlertStatus.DELIVERED:
         fields["delivered_at"] = str(int(now))
     if error is not None:
         fields["error"] = error
-    pipe.hset(keys.alert(alert_id), mapping=fields)
-    if previous.status != status:  # a retry that stays `queued` is not a new arrival at `queued`
-        metrics.count_alert(pipe, previous.medium, previous.type, status)
-    if status == AlertStatus.DELIVERED and previous.queued_at is not None:
-        metrics.observe_delivery(pipe, previous.medium, now - previous.queued_at)
+    return fields
 
 
 def set_call_status(client: StrRedis, alert_id: str, status: str) -> None:

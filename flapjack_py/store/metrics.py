@@ -46,14 +46,9 @@ class CheckCounts:
 # --- writes (on the caller's pipeline) -------------------------------------
 
 
-def count_alert(pipe: Any, medium: str, alert_type: str, status: str) -> None:
-    """One more alert of `medium` and `alert_type` reached `status`."""
-    pipe.hincrby(keys.metrics_alerts(), f"{medium}|{alert_type}|{status}", 1)
-
-
-def observe(pipe: Any, key: str, bounds: Sequence[float], seconds: float) -> None:
-    """Add one observation to the histogram hash `key` (the first bucket whose bound holds it)."""
-    observe_many(pipe, key, bounds, [seconds])
+def count_alert(pipe: Any, medium: str, alert_type: str, status: str, n: int = 1) -> None:
+    """`n` more alerts of `medium` and `alert_type` reached `status`."""
+    pipe.hincrby(keys.metrics_alerts(), f"{medium}|{alert_type}|{status}", n)
 
 
 def observe_many(pipe: Any, key: str, bounds: Sequence[float], values: Sequence[float]) -> None:
@@ -65,9 +60,9 @@ def observe_many(pipe: Any, key: str, bounds: Sequence[float], values: Sequence[
     pipe.hincrbyfloat(key, "sum", round(sum(values), 6))
 
 
-def observe_delivery(pipe: Any, medium: str, seconds: float) -> None:
-    """An alert of `medium` was delivered `seconds` after it was queued."""
-    observe(pipe, keys.metrics_delivery_seconds(medium), DELIVERY_BUCKETS, max(seconds, 0.0))
+def observe_deliveries(pipe: Any, medium: str, seconds: Sequence[float]) -> None:
+    """Alerts of `medium` were delivered `seconds` (each) after they were queued."""
+    observe_many(pipe, keys.metrics_delivery_seconds(medium), DELIVERY_BUCKETS, [max(s, 0.0) for s in seconds])
 
 
 def observe_batches(client: StrRedis, seconds: Sequence[float]) -> None:

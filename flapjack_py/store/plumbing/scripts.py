@@ -458,3 +458,65 @@ for n = 1, #KEYS, 2 do
 end
 return out
 """
+
+START_JOBS = """
+-- KEYS[1] an rq queue's intermediate list, KEYS[2] its started registry;
+--   per job i, KEYS[3i], KEYS[3i+1], KEYS[3i+2]: its job hash, its execution's hash, its execution registry
+-- ARGV[1] worker name, ARGV[2] execution TTL (s), ARGV[3] now (unix seconds, as redis-py writes a float),
+--   ARGV[4] now (rq's time text), ARGV[5] now (whole unix seconds); per job i, ARGV[4+2i] its id, ARGV[5+2i] the
+--   execution id
+-- Starts each job taken into the intermediate list as rq's worker does (Execution.create and
+-- Job.prepare_for_execution: flapjack_py.store.deliveries), removing it from the list. Returns per job
+-- {id, data, created_at, result_ttl}, or {id} when its job hash is gone (it is only removed from the list).
+local ttl = tonumber(ARGV[2])
+local expires = tonumber(ARGV[5]) + ttl
+local started = {}
+for i = 1, (#KEYS - 2) / 3 do
+  local job_key, execution_key, executions_key = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2]
+  local job_id, execution_id = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
+  redis.call('LREM', KEYS[1], 1, job_id)
+  local job = redis.call('HMGET', job_key, 'data', 'created_at', 'result_ttl')
+  if job[1] then
+    redis.call('HSET', execution_key, 'id', execution_id, 'created_at', ARGV[3], 'last_heartbeat', ARGV[3],
+               'worker_name', ARGV[1])
+    redis.call('EXPIRE', execution_key, ttl)
+    redis.call('ZADD', executions_key, expires + 60, execution_id)
+    redis.call('EXPIRE', executions_key, ttl + 60)
+    redis.call('ZADD', KEYS[2], expires, job_id .. ':' .. execution_id)
+    redis.call('HSET', job_key, 'last_heartbeat', ARGV[4], 'status', 'started', 'started_at', ARGV[4],
+               'worker_name', ARGV[1])
+    started[#started + 1] = {job_id, job[1], job[2] or '', job[3] or ''}
+  else
+    started[#started + 1] = {job_id}
+  end
+end
+return started
+"""
+
+FINISH_JOBS = """
+-- KEYS[1] an rq queue's started registry, KEYS[2] its finished registry; per job i, KEYS[6i-3] .. KEYS[6i+2]:
+--   its job hash, its execution's hash, its execution registry, its results stream, its dependents and its
+--   dependencies keys
+-- ARGV[1] worker name, ARGV[2] now (whole unix seconds), ARGV[3] now (unix seconds, as redis-py writes a float);
+--   per job i, ARGV[5i-1] .. ARGV[5i+3]: its id, its execution id, its result TTL (s, > 0), its execution's start
+--   (unix seconds), its return value (rq's serialized result text)
+-- Ends each job as finished as rq's worker does for a job whose function returned (its execution removed,
+-- status, a result in its stream, the finished registry, the job's keys expiring after the result TTL).
+for i = 1, (#KEYS - 2) / 6 do
+  local k, a = 6 * i - 3, 5 * i - 1
+  local job_id, execution_id, ttl = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+  redis.call('DEL', KEYS[k + 1])
+  redis.call('ZREM', KEYS[1], job_id .. ':' .. execution_id)
+  redis.call('ZREM', KEYS[k + 2], execution_id)
+  redis.call('HSET', KEYS[k], 'status', 'finished')
+  redis.call('XADD', KEYS[k + 3], 'MAXLEN', '~', 10, '*', 'type', 1, 'worker_name', ARGV[1],
+             'return_value', ARGV[a + 4], 'execution_id', execution_id, 'execution_started_at', ARGV[a + 3],
+             'execution_ended_at', ARGV[3])
+  redis.call('EXPIRE', KEYS[k + 3], ttl)
+  redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + ttl, job_id)
+  redis.call('EXPIRE', KEYS[k], ttl)
+  redis.call('EXPIRE', KEYS[k + 4], ttl)
+  redis.call('EXPIRE', KEYS[k + 5], ttl)
+end
+return (#KEYS - 2) / 6
+"""
