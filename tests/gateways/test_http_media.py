@@ -132,3 +132,19 @@ def test_apprise_json_url(redis_server, httpserver, enqueue, burst, real_r, real
     assert body["title"] == "Problem: 'ping' on foo is Critical"
     assert body["message"] == alert["body"]
     assert status_of(real_s, alert["id"])["status"] == "delivered"
+
+
+def test_http_media_go_through_the_proxy_the_environment_names(monkeypatch, redis_server, httpserver, enqueue,
+                                                               burst, real_s):
+    """Gateways skip requests' per-request look at the environment only when it names nothing: a proxy set in
+    HTTP_PROXY carries the alert (the bench and most installs set none)."""
+    httpserver.expect_request("/v2/enqueue", method="POST").respond_with_json({"status": "success"}, status=202)
+    monkeypatch.setenv("HTTP_PROXY", httpserver.url_for("/").rstrip("/"))
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    config = gateway_config(redis_server.url, "pagerduty", events_url="http://events.pagerduty.invalid",
+                            ack_poll_interval=0)
+    alert = enqueue(config, media="pagerduty", address="routing-key-1")
+    burst("pagerduty", config)
+    assert only_request(httpserver).host == "events.pagerduty.invalid"  # the proxy was asked for the real host
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
