@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -98,6 +99,13 @@ class Gateway:
     store: StrRedis | None = None
     """The Redis client its deliveries are recorded through, set before each send (chat gateways remember the
     messages they post: flapjack_py.store.chat)."""
+    idempotent: ClassVar[bool] = False
+    """Whether the far end takes the same alert sent twice as one (PagerDuty: one dedup_key per check)."""
+    commit: threading.Lock | None = None
+    """Shared by the senders of one worker (gateways/batch.py Senders, concurrency > 1): held from a send's point
+    of no return (no_return()) until its alert's status is recorded, so a kill finds at most one alert accepted
+    by the server and not yet recorded, however many are being sent at once."""
+    _holding = False
 
     def __init__(self, settings: Mapping[str, Any], session: requests.Session | None = None) -> None:
         self.settings = settings
@@ -120,8 +128,25 @@ class Gateway:
         """Release the transport (called when the worker stops)."""
         self.session.close()
 
+    def no_return(self) -> None:
+        """Called by send() just before the step after which the server may have the alert (the end of an SMTP
+        DATA, an HTTP request): waits for the worker's commit lock, released once the status is recorded
+        (recorded())."""
+        if self.commit is not None and not self._holding:
+            self.commit.acquire()
+            self._holding = True
+
+    def recorded(self) -> None:
+        """The try's status is recorded (or it failed before its point of no return): release the commit lock."""
+        if self._holding and self.commit is not None:
+            self._holding = False
+            self.commit.release()
+
     def post(self, url: str, **kwargs: Any) -> requests.Response:
-        """POST with this gateway's timeout; see http_request()."""
+        """POST with this gateway's timeout; see http_request(). Its point of no return is the request, unless the
+        far end is idempotent."""
+        if not self.idempotent:
+            self.no_return()
         return http_request(self.session, "POST", url, timeout=self.timeout, **kwargs)
 
     def get(self, url: str, **kwargs: Any) -> requests.Response:

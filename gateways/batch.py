@@ -5,8 +5,10 @@ rq jobs (finished, retried, failed) in one MULTI (flapjack_py.store.deliveries).
 Why the guarantees hold: the jobs of a batch sit in rq's started registry under this worker's executions
 while they are sent, so recover_abandoned (gateways/worker.py) retries them when the worker is killed; an
 alert whose `delivered` status was recorded is skipped on that retry, so a kill duplicates at most the
-alerts accepted by the server in the instant before their status was written: one per connection at most
-(so at most one per kill with the default concurrency of 1, up to `concurrency` otherwise).
+alerts accepted by the server in the instant before their status was written. The senders of a worker take
+turns from a send's point of no return (the end of an SMTP DATA; an HTTP request) to its recorded status
+(Gateway.commit), so that is one alert per kill however many connections send at once; a far end that takes
+an alert sent twice as one (PagerDuty's dedup_key) is sent to without turns.
 
 A failed try is retried until the alert is `retry_max_age` old (flapjack_py.model.delivery.RetryPolicy), not
 for a count of tries: rq's count of tries left is kept at one or more meanwhile, then the alert fails with its
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import queue as threading_queue
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -57,6 +60,10 @@ class Senders:
     def __init__(self, gateway: base.Gateway, concurrency: int) -> None:
         self.gateway = gateway
         self.extra = [type(gateway)(gateway.settings) for _ in range(concurrency - 1)]
+        if self.extra:  # at most one alert at a time between its point of no return and its recorded status
+            commit = threading.Lock()
+            for sender in (gateway, *self.extra):
+                sender.commit = commit
         self.idle: threading_queue.SimpleQueue[base.Gateway] = threading_queue.SimpleQueue()
         for sender in (gateway, *self.extra):
             self.idle.put(sender)
@@ -198,8 +205,11 @@ def _deliver(sender: base.Gateway, item: Taken, alert: Alert, previous: StatusFi
     settled); how its job ends, how the try went, and the status change."""
     keep = policy.keep_trying(item.created_at, time.time())
     sender.store = store  # chat gateways remember the messages they post
-    outcome = base.attempt(sender, alert, previous.status if previous else None, last_try=not keep)
-    change = None if outcome.skipped else base.record_outcome(store, alert["id"], previous, outcome)
+    try:
+        outcome = base.attempt(sender, alert, previous.status if previous else None, last_try=not keep)
+        change = None if outcome.skipped else base.record_outcome(store, alert["id"], previous, outcome)
+    finally:
+        sender.recorded()
     if outcome.gave_up and policy.retries:  # retried for retry_max_age: into rq's failed registry
         return Settled(item, Settle.FAILED, _expired_reason(policy, outcome.error or "")), outcome, change
     if outcome.status != AlertStatus.QUEUED:

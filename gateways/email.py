@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import base64
 import logging
+import re
 import smtplib
 import socket
 import ssl
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from email.header import Header
 from email.mime.multipart import MIMEMultipart
 from email.utils import formatdate, getaddresses, parseaddr
@@ -24,7 +25,7 @@ from urllib.parse import urlsplit
 import requests
 from pydantic import AfterValidator, Field
 
-from flapjack_py.config.gateways import GatewaySettings
+from flapjack_py.config.gateways import Concurrency, GatewaySettings
 from flapjack_py.config.settings import load_config
 from flapjack_py.config.types import Bool, Port, Section, Text, Timeout
 from flapjack_py.model.alert import Alert
@@ -84,6 +85,9 @@ class EmailSettings(GatewaySettings):
     """`gateways.email`."""
 
     smtp_config: SmtpConfig = Field(default_factory=SmtpConfig)
+    concurrency: Concurrency = 4
+    """SMTP sessions each worker sends over at once (GatewaySettings.concurrency); still at most one alert
+    duplicated by a kill: the end of DATA and the status take turns (Gateway.commit)."""
     reply_to: Text | None = None
     """The alerts' Reply-To (the mailbox of `replies`); default smtp_config.reply_to, else the sender."""
     replies: EmailReplies | None = None
@@ -185,10 +189,11 @@ class EmailGateway(Gateway):
         if self._smtp is not None:
             return self._smtp
         if self.ssl:
-            smtp: smtplib.SMTP = smtplib.SMTP_SSL(self.host, self.port, timeout=self.smtp_timeout,
-                                                  context=self._tls_context())
+            smtp: smtplib.SMTP = _SmtpSsl(self.host, self.port, timeout=self.smtp_timeout,
+                                          context=self._tls_context())
         else:
-            smtp = smtplib.SMTP(self.host, self.port, timeout=self.smtp_timeout)
+            smtp = _Smtp(self.host, self.port, timeout=self.smtp_timeout)
+        smtp.no_return = self.no_return  # type: ignore[attr-defined]  # _Smtp's hook, set per connection
         try:
             if self.starttls:
                 smtp.starttls(context=self._tls_context())
@@ -214,6 +219,31 @@ class EmailGateway(Gateway):
             except (OSError, smtplib.SMTPException):
                 self._smtp.close()
             self._smtp = None
+
+
+class _Smtp(smtplib.SMTP):
+    """smtplib's SMTP whose DATA calls `no_return` just before the final "." (the server accepts the message on
+    it): see Gateway.no_return. The rest of DATA is smtplib's (RFC 5321 4.5.2 dot-stuffing, CRLF end)."""
+
+    no_return: Callable[[], None] = staticmethod(lambda: None)
+
+    def data(self, msg: Any) -> tuple[int, bytes]:
+        self.putcmd("data")
+        code, reply = self.getreply()
+        if code != 354:
+            raise smtplib.SMTPDataError(code, reply)
+        body = msg.encode("ascii") if isinstance(msg, str) else msg
+        body = re.sub(rb"(?m)^\.", b"..", body)
+        if not body.endswith(b"\r\n"):
+            body += b"\r\n"
+        self.send(body)
+        self.no_return()
+        self.send(b".\r\n")
+        return self.getreply()
+
+
+class _SmtpSsl(_Smtp, smtplib.SMTP_SSL):
+    """_Smtp over TLS from the first byte."""
 
 
 def envelope_recipients(to: str) -> list[str]:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from flapjack_py import actions, keys
-from flapjack_py.config.gateways import GatewaySettings
+from flapjack_py.config.gateways import Concurrency, GatewaySettings
 from flapjack_py.config.types import Text, Wait
 from flapjack_py.model.actors import MAX_ACTOR_LENGTH, Actor
 from flapjack_py.model.alert import Alert
@@ -50,6 +50,9 @@ class PagerDutySettings(GatewaySettings):
     events_url: Text = EVENTS_URL
     api_url: Text = API_URL
     ack_poll_interval: Wait = 10.0
+    concurrency: Concurrency = 4
+    """Keep-alive connections each worker posts over at once (GatewaySettings.concurrency): PagerDuty takes an
+    event sent twice as one (one dedup_key per check)."""
 
 
 class PagerDutyGateway(Gateway):
@@ -57,6 +60,7 @@ class PagerDutyGateway(Gateway):
 
     medium = "pagerduty"
     server = "PagerDuty"
+    idempotent = True  # an event's dedup_key is its check: sent twice, it is one incident
 
     @property
     def poll_interval(self) -> float:

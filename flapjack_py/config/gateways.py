@@ -23,6 +23,10 @@ MAX_RETRY_AGE = 7 * 86400
 """Longest `retry_max_age`: a week (as long as rq keeps a failed job)."""
 
 
+Concurrency = Annotated[int, Field(ge=1, le=MAX_CONCURRENCY, strict=True)]
+"""The type of `concurrency` (GatewaySettings; media with another default declare it again)."""
+
+
 class GatewaySettings(Section):
     """Settings every gateway takes."""
 
@@ -39,9 +43,11 @@ class GatewaySettings(Section):
     timeout: Timeout | None = None
     burst_wait: Wait | None = None
     workers: Annotated[int, Field(ge=1, le=MAX_WORKERS, strict=True)] = 1
-    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY, strict=True)] | None = None
+    concurrency: Concurrency | None = None
     """Alerts each worker sends at once, each over its own connection (unset: gateways/batch.py's CONCURRENCY,
-    1); a worker killed mid-batch may duplicate up to this many (the ones in flight)."""
+    1; email and pagerduty: 4). A kill still duplicates at most one alert: between a send's point of no return
+    and its recorded status the senders take turns (gateways/base.py Gateway.commit), except for idempotent
+    far ends (PagerDuty's dedup_key), where a duplicate is one incident."""
 
     @field_validator("templates")
     @classmethod

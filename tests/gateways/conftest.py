@@ -37,15 +37,19 @@ class Mailbox:
         self.envelopes: list[Any] = []
         self.reply: str | None = None
         self.delay = 0.0
+        self.reply_delay = 0.0
+        """Seconds between keeping a message and answering 250: the client does not know yet that it was sent."""
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        import asyncio
         if self.delay:
-            import asyncio
             await asyncio.sleep(self.delay)
         if self.reply:
             return self.reply
         self.envelopes.append(envelope)
         self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))  # type: ignore[arg-type]
+        if self.reply_delay:
+            await asyncio.sleep(self.reply_delay)
         return "250 OK"
 
 

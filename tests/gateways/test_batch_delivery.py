@@ -124,18 +124,20 @@ def test_several_workers_with_concurrency_deliver_each_alert_once(tmp_path, redi
 
 
 @pytest.mark.parametrize("concurrency", [1, 4])
-def test_a_worker_killed_mid_batch_loses_nothing_and_duplicates_at_most_one_per_connection(
+def test_a_worker_killed_mid_batch_loses_nothing_and_duplicates_at_most_one(
         concurrency, tmp_path, redis_server, counted_smtp, enqueue, burst, real_s):
     config = gateway_config(redis_server.url, "email", smtp_config={"host": "127.0.0.1", "port": counted_smtp.port})
     alerts = [enqueue(config, address=f"c{i}@example.com") for i in range(ALERTS)]
-    counted_smtp.mailbox.delay = 0.01  # slow enough that the kill lands mid-batch
+    # each message kept by the server 10 ms before its 250: every session sending then has its alert sent and not
+    # recorded, unless they take turns at the end of DATA (Gateway.commit)
+    counted_smtp.mailbox.reply_delay = 0.01
     config_path = write_config(tmp_path, redis_server.url, counted_smtp.port, concurrency=concurrency)
     victim, other = (start(["gateway", "email"], config_path) for _ in range(2))
     try:
         wait_for(lambda: len(counted_smtp.messages) >= ALERTS // 4, timeout=60)
         victim.send_signal(signal.SIGKILL)
         victim.wait()
-        counted_smtp.mailbox.delay = 0
+        counted_smtp.mailbox.reply_delay = 0
         wait_for(lambda: len(counted_smtp.messages) >= ALERTS // 2, timeout=60)
     finally:
         other.send_signal(signal.SIGTERM)
@@ -143,5 +145,6 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_duplicates_at_most_one_per_
     burst("email", config)  # a worker starting recovers the killed one's batch
     counts = delivered_ids(counted_smtp)
     assert set(counts) == {alert["id"] for alert in alerts}
-    assert sum(count - 1 for count in counts.values()) <= concurrency  # the alerts in flight at the kill
+    # at most the one alert between the end of its DATA and its recorded status, however many sessions send at once
+    assert sum(count - 1 for count in counts.values()) <= 1
     assert {status_of(real_s, alert["id"])["status"] for alert in alerts} == {"delivered"}
