@@ -222,8 +222,8 @@ class EmailGateway(Gateway):
 
 
 class _Smtp(smtplib.SMTP):
-    """smtplib's SMTP whose DATA calls `no_return` just before the final "." (the server accepts the message on
-    it): see Gateway.no_return. The rest of DATA is smtplib's (RFC 5321 4.5.2 dot-stuffing, CRLF end)."""
+    """smtplib's SMTP whose DATA calls `no_return` just before it sends the message and its final "." (the server
+    accepts the message on it): see Gateway.no_return. The rest of DATA is smtplib's (RFC 5321 4.5.2 dot-stuffing, CRLF end)."""
 
     no_return: Callable[[], None] = staticmethod(lambda: None)
 
@@ -236,9 +236,8 @@ class _Smtp(smtplib.SMTP):
         body = re.sub(rb"(?m)^\.", b"..", body)
         if not body.endswith(b"\r\n"):
             body += b"\r\n"
-        self.send(body)
         self.no_return()
-        self.send(b".\r\n")
+        self.send(body + b".\r\n")  # one write: a last small segment of its own would wait on the delayed ACK
         return self.getreply()
 
 
