@@ -148,3 +148,37 @@ def test_http_media_go_through_the_proxy_the_environment_names(monkeypatch, redi
     burst("pagerduty", config)
     assert only_request(httpserver).host == "events.pagerduty.invalid"  # the proxy was asked for the real host
     assert status_of(real_s, alert["id"])["status"] == "delivered"
+
+
+@pytest.mark.parametrize("variable", ["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"])
+def test_https_media_trust_the_ca_bundle_the_environment_names(variable, monkeypatch, tmp_path, redis_server,
+                                                               enqueue, burst, real_s):
+    """Without the environment's proxies the session reads the CA bundle variable once: a server whose
+    self-signed certificate is that bundle is trusted, as requests itself would."""
+    import ssl
+    import subprocess
+
+    from pytest_httpserver import HTTPServer
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                 "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, str(cert))
+    server = HTTPServer(host="127.0.0.1", port=free_port(), ssl_context=context)
+    server.expect_request("/v2/enqueue", method="POST").respond_with_json({"status": "success"}, status=202)
+    server.start()
+    try:
+        config = gateway_config(redis_server.url, "pagerduty", events_url=f"https://127.0.0.1:{server.port}",
+                                ack_poll_interval=0)
+        alert = enqueue(config, media="pagerduty", address="routing-key-1")
+        burst("pagerduty", config)
+    finally:
+        server.stop()
+    assert len(server.log) == 1
+    assert status_of(real_s, alert["id"])["status"] == "delivered"
