@@ -116,7 +116,8 @@ class EmailGateway(Gateway):
 
     def send(self, alert: Alert) -> None:
         """Send the alert; a dropped connection is reopened once."""
-        message, recipients = self.build_message(alert), envelope_recipients(alert["address"])
+        recipients = [envelope_recipient(alert["address"])]
+        message = self.build_message(alert)
         try:
             self._send_once(message, recipients)
         except smtplib.SMTPServerDisconnected:
@@ -149,7 +150,7 @@ class EmailGateway(Gateway):
             ("Date", formatdate(localtime=True)), ("Message-ID", f"<{alert['id']}@{self.fqdn}>"),
         )
         lines = [f"{name}: {_header(name, value)}" for name, value in headers]
-        lines += ["MIME-Version: 1.0", f'Content-Type: multipart/alternative; boundary="{boundary}"']
+        lines += ["MIME-Version: 1.0", "Content-Type: multipart/alternative;", f' boundary="{boundary}"']
         for subtype, text in (("plain", str(alert.get("body") or "")), ("html", html)):
             lines += ["", f"--{boundary}", f'Content-Type: text/{subtype}; charset="utf-8"',
                       "Content-Transfer-Encoding: base64", "", _base64_lines(text)]
@@ -243,6 +244,16 @@ class _Smtp(smtplib.SMTP):
 
 class _SmtpSsl(_Smtp, smtplib.SMTP_SSL):
     """_Smtp over TLS from the first byte."""
+
+
+def envelope_recipient(address: str) -> str:
+    """The one envelope recipient of an alert's address (`ada@example.com`, `Ada <ada@example.com>`);
+    PermanentError when it is not one address (a control character such as a line break, a list, no @)."""
+    found = parseaddr(address)[1]
+    if any(ord(ch) < 32 or ch == "\x7f" for ch in address) or "," in address or "@" not in found \
+            or any(ch.isspace() for ch in found):
+        raise PermanentError(f"not one email address: {address[:100]!r}")
+    return found
 
 
 def envelope_recipients(to: str) -> list[str]:

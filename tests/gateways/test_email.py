@@ -172,3 +172,31 @@ def test_starttls_and_auth(redis_server, enqueue, burst, real_r, tls_files, real
     assert len(server.messages) == 1 and logins[0] == (b"fj", b"pw-123")
     record = status_of(real_s, refused["id"])
     assert record["status"] == "failed" and "535" in record["error"] and "wrong-pw" not in record["error"]
+
+
+def test_messages_written_directly_parse_as_mime_and_resist_header_injection():
+    """build_message writes the MIME bytes itself: the email package must read them back as sent, a non-ASCII or
+    long subject is RFC 2047-encoded and folded, and a line break in a value cannot add a header or recipient."""
+    from email import message_from_bytes, policy
+
+    from gateways.base import PermanentError
+    from gateways.email import EmailGateway, envelope_recipient
+
+    gateway = EmailGateway({"smtp_config": {"from": "Flapjack <fj@example.net>"}})
+    subject = "Problem: 'HTTP' on wéb-01 is Critical " + "x" * 120
+    alert = {"id": "a1", "timestamp": START, "contact": "c1", "media": "email", "type": "problem",
+             "address": "ada@example.com\r\nBcc: mallory@example.net", "check": "wéb-01:HTTP", "rollup": "",
+             "state": "critical", "summary": "down", "contact_first_name": "Ada", "time": START, "state_duration": 0,
+             "subject": subject, "body": "Hi Ada\n\nwéb-01 is down\n.leading dot\n", "event_id": "wéb-01:HTTP",
+             "notification_type": "problem"}
+    data = gateway.build_message(alert)
+    assert max(len(line) for line in data.split(b"\r\n")) <= 78 and b"\n" not in data.replace(b"\r\n", b"")
+    message = message_from_bytes(data, policy=policy.default)
+    assert message["Subject"] == subject and message["From"] == "Flapjack <fj@example.net>"
+    assert message["Message-ID"].startswith("<a1@") and "Bcc" not in message and len(message.get_all("To")) == 1
+    assert b"\r\nBcc:" not in data and b"To: ada@example.com Bcc: mallory@example.net\r\n" in data  # one line
+    text, html = parts(message)
+    assert text == "Hi Ada\n\nwéb-01 is down\n.leading dot\n" and "wéb-01" in html
+    with pytest.raises(PermanentError, match="not one email address"):  # such an alert fails, sent to nobody
+        envelope_recipient(alert["address"])
+    assert envelope_recipient("Ada <ada@example.com>") == envelope_recipient("ada@example.com") == "ada@example.com"
