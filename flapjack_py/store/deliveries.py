@@ -111,14 +111,14 @@ class JobKeys:
         return [key.replace(_JOB, job_id).replace(_EXECUTION, execution_id) for key in self._per_job]
 
 
-_job_keys: dict[tuple[int, str], JobKeys] = {}
+_job_keys: dict[str, JobKeys] = {}
 
 
 def job_keys(queue: Queue) -> JobKeys:
-    """The JobKeys of `queue` (made once per connection and queue)."""
-    found = _job_keys.get((id(queue.connection), queue.name))
+    """The JobKeys of `queue` (made once per queue name: rq's key names do not depend on the connection)."""
+    found = _job_keys.get(queue.name)
     if found is None:
-        found = _job_keys[(id(queue.connection), queue.name)] = JobKeys(queue)
+        found = _job_keys[queue.name] = JobKeys(queue)
     return found
 
 
