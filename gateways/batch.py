@@ -68,6 +68,9 @@ class Senders:
         for sender in (gateway, *self.extra):
             self.idle.put(sender)
         self.pool = ThreadPoolExecutor(concurrency, thread_name_prefix=gateway.medium) if self.extra else None
+        self.recording = threading.Lock()
+        """Taken by a sender's thread to record a status: the worker's Redis pool then needs no connection per
+        sender (its open connections stay as few as with one sender; the soak checks open files)."""
         self.policy = RetryPolicy.of(gateway.settings)
 
     @property
@@ -119,7 +122,7 @@ def deliver_batch(rq_queue: Queue, worker_name: str, senders: Senders, store: St
             return Settled(item, Settle.RETRY, base.describe(alert))
         if tally.stopped:  # the server refused the batch's last tries: hold the rest untried
             return Settled(item, Settle.HOLD)
-        settled, outcome, change = _deliver(sender, item, alert, previous.get(alert["id"]), store, senders.policy)
+        settled, outcome, change = _deliver(sender, item, alert, previous.get(alert["id"]), store, senders)
         tally.add(item.job_id, outcome)
         if settled.how is Settle.RETRY:
             kept[item.job_id] = outcome.retry_after
@@ -200,14 +203,16 @@ def _prepare_retries(rq_queue: Queue, settled: list[Settled], kept: dict[str, fl
 
 
 def _deliver(sender: base.Gateway, item: Taken, alert: Alert, previous: StatusFields | None, store: StrRedis,
-             policy: RetryPolicy) -> tuple[Settled, base.Outcome, alert_store.StatusChange | None]:
+             senders: Senders) -> tuple[Settled, base.Outcome, alert_store.StatusChange | None]:
     """Send one alert of a batch and record its status at once (its metrics are counted when the batch is
     settled); how its job ends, how the try went, and the status change."""
+    policy = senders.policy
     keep = policy.keep_trying(item.created_at, time.time())
     sender.store = store  # chat gateways remember the messages they post
     try:
         outcome = base.attempt(sender, alert, previous.status if previous else None, last_try=not keep)
-        change = None if outcome.skipped else base.record_outcome(store, alert["id"], previous, outcome)
+        with senders.recording:
+            change = None if outcome.skipped else base.record_outcome(store, alert["id"], previous, outcome)
     finally:
         sender.recorded()
     if outcome.gave_up and policy.retries:  # retried for retry_max_age: into rq's failed registry
